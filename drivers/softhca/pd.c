@@ -1,0 +1,32 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * softhca: protection domains.
+ *
+ * A PD carries no state of its own yet; it is the object every MR, QP,
+ * SRQ and AH is checked against.  The per-device count enforces max_pd.
+ */
+#include <rdma/ib_verbs.h>
+
+#include "softhca.h"
+
+int softhca_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
+{
+	struct softhca_dev *sdev = to_sdev(ibpd->device);
+
+	/* Nothing is defined for alloc_pd's driver data, in either way. */
+	if (udata && udata->inlen &&
+	    !ib_is_udata_cleared(udata, 0, udata->inlen))
+		return -EINVAL;
+
+	if (atomic_inc_return(&sdev->num_pds) > softhca_limits.max_pd) {
+		atomic_dec(&sdev->num_pds);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+int softhca_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
+{
+	atomic_dec(&to_sdev(ibpd->device)->num_pds);
+	return 0;
+}

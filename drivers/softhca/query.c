@@ -1,0 +1,131 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * softhca: device and port queries, and the device's sysfs attributes.
+ *
+ * Everything reported here is either a fixed property of softhca or is
+ * computed on each call from the bound netdev, so a query can never
+ * disagree with the netdev (no cached copy to go stale).
+ *
+ * Limits are reported only for objects the driver can create: a count
+ * for an object that does not exist yet would promise what the device
+ * cannot do.
+ */
+#include <linux/netdevice.h>
+#include <linux/sysfs.h>
+#include <rdma/ib_mad.h>
+#include <rdma/ib_verbs.h>
+
+#include "softhca.h"
+
+/* Size of the RoCE GID table ib_core maintains for us. */
+#define SOFTHCA_GID_TABLE_LEN	32
+
+int softhca_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
+			 struct ib_udata *udata)
+{
+	/* No driver-specific query_device input or output is defined. */
+	if (udata && (udata->inlen || udata->outlen))
+		return -EINVAL;
+
+	memset(attr, 0, sizeof(*attr));
+	attr->sys_image_guid = ibdev->node_guid;
+	attr->page_size_cap = PAGE_SIZE;
+	attr->device_cap_flags = IB_DEVICE_PORT_ACTIVE_EVENT |
+				 IB_DEVICE_SYS_IMAGE_GUID;
+	attr->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
+	attr->max_pd = softhca_limits.max_pd;
+	attr->max_pkeys = 1;
+	attr->atomic_cap = IB_ATOMIC_NONE;
+	attr->masked_atomic_cap = IB_ATOMIC_NONE;
+	attr->local_ca_ack_delay = 15;
+	return 0;
+}
+
+int softhca_query_port(struct ib_device *ibdev, u32 port,
+		       struct ib_port_attr *attr)
+{
+	struct net_device *ndev = to_sdev(ibdev)->ndev;
+	unsigned int mtu = READ_ONCE(ndev->mtu);
+	bool running = netif_running(ndev);
+	bool carrier = netif_carrier_ok(ndev);
+	enum ib_mtu active;
+	int err;
+
+	/* ib_core validated @port and zeroed @attr. */
+	active = softhca_mtu_from_netdev(mtu);
+	attr->state = softhca_port_state(running, carrier, mtu);
+	attr->phys_state = softhca_phys_state(running, carrier);
+	attr->max_mtu = IB_MTU_4096;
+	attr->active_mtu = active ? active : IB_MTU_256;
+	attr->gid_tbl_len = SOFTHCA_GID_TABLE_LEN;
+	attr->pkey_tbl_len = 1;
+	attr->max_msg_sz = 0x80000000u;	/* 2 GiB, the IBA maximum */
+	attr->max_vl_num = 1;
+	attr->ip_gids = true;
+
+	err = ib_get_eth_speed(ibdev, port, &attr->active_speed,
+			       &attr->active_width);
+	return err;
+}
+
+int softhca_query_pkey(struct ib_device *ibdev, u32 port, u16 index,
+		       u16 *pkey)
+{
+	if (index != 0)
+		return -EINVAL;
+	*pkey = IB_DEFAULT_PKEY_FULL;
+	return 0;
+}
+
+int softhca_get_port_immutable(struct ib_device *ibdev, u32 port,
+			       struct ib_port_immutable *immutable)
+{
+	/*
+	 * RoCEv2 only.  The MAD and CM capabilities are added together
+	 * with the GSI QP; claiming them now would make ib_mad try to
+	 * create QP1 on a device that cannot have one yet.
+	 */
+	immutable->core_cap_flags = RDMA_CORE_CAP_PROT_ROCE_UDP_ENCAP |
+				    RDMA_CORE_CAP_ETH_AH;
+	immutable->gid_tbl_len = SOFTHCA_GID_TABLE_LEN;
+	immutable->pkey_tbl_len = 1;
+	immutable->max_mad_size = 0;
+	return 0;
+}
+
+void softhca_get_dev_fw_str(struct ib_device *ibdev, char *str)
+{
+	snprintf(str, IB_FW_VERSION_NAME_MAX, "%s", SOFTHCA_DRV_VERSION);
+}
+
+/*
+ * sysfs: /sys/class/infiniband/<dev>/hca_type lets libsofthca tell a
+ * softhca device from any other without opening it (the driver id of an
+ * out-of-tree driver is RDMA_DRIVER_UNKNOWN, which says nothing).
+ */
+static ssize_t hca_type_show(struct device *device,
+			     struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%s\n", SOFTHCA_HCA_TYPE);
+}
+static DEVICE_ATTR_RO(hca_type);
+
+static ssize_t parent_netdev_show(struct device *device,
+				  struct device_attribute *attr, char *buf)
+{
+	struct softhca_dev *sdev =
+		rdma_device_to_drv_device(device, struct softhca_dev, ibdev);
+
+	return sysfs_emit(buf, "%s\n", netdev_name(sdev->ndev));
+}
+static DEVICE_ATTR_RO(parent_netdev);
+
+static struct attribute *softhca_attrs[] = {
+	&dev_attr_hca_type.attr,
+	&dev_attr_parent_netdev.attr,
+	NULL,
+};
+
+const struct attribute_group softhca_attr_group = {
+	.attrs = softhca_attrs,
+};
