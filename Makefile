@@ -1,0 +1,127 @@
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# softhca top-level Makefile.
+#
+#   make            kernel module + libsofthca + tools + selftests
+#   make check      install dependencies, build, KUnit, guest selftests
+#   make demo       boot a guest and show a softhca device
+#   make install    module (updates/ + depmod), library, headers, tools, man
+#
+# KDIR selects the kernel build tree (default: the running kernel's, or
+# the newest installed headers when the running kernel has none).  W=1
+# and C=2 are passed to the kernel build as usual.
+
+VERSION   := 0.1.0
+SOVERSION := 1
+
+KVER   ?= $(shell tools/vm/kver 2>/dev/null)
+KDIR   ?= /lib/modules/$(KVER)/build
+
+PREFIX     ?= /usr/local
+BINDIR     ?= $(PREFIX)/bin
+SBINDIR    ?= $(PREFIX)/sbin
+LIBDIR     ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+MANDIR     ?= $(PREFIX)/share/man
+DESTDIR    ?=
+
+CC      ?= cc
+AR      ?= ar
+B       := build
+CFLAGS  ?= -O2 -g
+WFLAGS  := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
+override CFLAGS += $(WFLAGS) -std=gnu11 -D_GNU_SOURCE -Iuapi -Ilib
+
+LIB_SRCS := lib/cmd.c lib/device.c lib/pd.c lib/query.c lib/sysfs.c
+LIB_OBJS := $(LIB_SRCS:%.c=$(B)/%.o)
+LIB_PIC  := $(LIB_SRCS:%.c=$(B)/pic/%.o)
+LIBSO    := $(B)/lib/libsofthca.so.$(SOVERSION)
+LIBA     := $(B)/lib/libsofthca.a
+
+TOOL_SRCS := tools/softhca/main.c tools/softhca/nl.c tools/softhca/show.c
+TOOL      := $(B)/bin/softhca
+
+.PHONY: all module lib tools selftests kunit check check-guest demo install \
+	clean deps checkpatch
+
+all: module lib tools selftests
+
+module:
+	@test -d "$(KDIR)" || { echo "no kernel build tree at KDIR=$(KDIR) (apt-get install linux-headers-amd64, or make deps)"; exit 1; }
+	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
+
+lib: $(LIBSO) $(LIBA) $(B)/lib/softhca.pc
+
+$(B)/%.o: %.c $(wildcard lib/*.h uapi/rdma/*.h tools/softhca/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -c -o $@ $<
+
+$(B)/pic/%.o: %.c $(wildcard lib/*.h uapi/rdma/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -fPIC -fvisibility=hidden -c -o $@ $<
+
+$(LIBSO): $(LIB_PIC) lib/libsofthca.map
+	@mkdir -p $(dir $@)
+	$(CC) -shared -Wl,-soname,libsofthca.so.$(SOVERSION) \
+		-Wl,--version-script=lib/libsofthca.map -Wl,--no-undefined \
+		-o $@ $(LIB_PIC) -lpthread
+	ln -sf libsofthca.so.$(SOVERSION) $(B)/lib/libsofthca.so
+
+$(LIBA): $(LIB_OBJS)
+	@mkdir -p $(dir $@)
+	rm -f $@
+	$(AR) rcs $@ $^
+
+$(B)/lib/softhca.pc: lib/softhca.pc.in Makefile
+	@mkdir -p $(dir $@)
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
+	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' $< > $@
+
+tools: $(TOOL)
+
+$(TOOL): $(TOOL_SRCS:%.c=$(B)/%.o) $(LIBSO)
+	@mkdir -p $(dir $@)
+	$(CC) -o $@ $(filter %.o,$^) -L$(B)/lib -lsofthca -lmnl \
+		-Wl,-rpath,'$$ORIGIN/../lib'
+
+selftests: lib
+	$(MAKE) -C selftests B=$(CURDIR)/$(B)/selftests TOP=$(CURDIR)
+
+kunit:
+	tools/kunit/run-kunit
+
+deps:
+	tools/setup-deps
+
+# The README's test command: everything from a fresh Debian 12 machine.
+check:
+	tools/check
+
+demo: deps all
+	tools/vm/run-guest -t 300 -- tools/demo.sh
+
+checkpatch:
+	tools/checkpatch
+
+install: all
+	install -d $(DESTDIR)/lib/modules/$(KVER)/updates
+	install -m 644 drivers/softhca/softhca.ko $(DESTDIR)/lib/modules/$(KVER)/updates/
+	if [ -z "$(DESTDIR)" ]; then depmod -a $(KVER); \
+	elif [ -d "$(DESTDIR)/lib/modules/$(KVER)/kernel" ]; then depmod -b $(DESTDIR) $(KVER); \
+	else echo "DESTDIR set: run 'depmod -a $(KVER)' on the target"; fi
+	install -d $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCLUDEDIR)/rdma
+	install -m 755 $(LIBSO) $(DESTDIR)$(LIBDIR)/
+	ln -sf libsofthca.so.$(SOVERSION) $(DESTDIR)$(LIBDIR)/libsofthca.so
+	install -m 644 $(LIBA) $(DESTDIR)$(LIBDIR)/
+	install -m 644 $(B)/lib/softhca.pc $(DESTDIR)$(LIBDIR)/pkgconfig/
+	install -m 644 uapi/rdma/softhca-abi.h $(DESTDIR)$(INCLUDEDIR)/rdma/
+	install -d $(DESTDIR)$(SBINDIR)
+	$(CC) -o $(DESTDIR)$(SBINDIR)/softhca $(TOOL_SRCS:%.c=$(B)/%.o) \
+		-L$(B)/lib -lsofthca -lmnl -Wl,-rpath,$(LIBDIR)
+	install -d $(DESTDIR)$(MANDIR)/man8
+	install -m 644 Documentation/man/softhca.8 $(DESTDIR)$(MANDIR)/man8/
+	if [ -z "$(DESTDIR)" ] && command -v ldconfig >/dev/null; then ldconfig; fi
+
+clean:
+	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean 2>/dev/null
+	rm -rf $(B)

@@ -1,0 +1,98 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# Shell helpers for softhca selftests: TAP output and common setup.
+# Source it, call tap_plan N (or tap_plan_auto), then "t NAME CMD..." per
+# test point; finish with tap_done.
+
+TAP_N=0
+TAP_FAILED=0
+REPO=${REPO:-$(cd "$(dirname "$0")/.." && pwd)}
+TOOL=$REPO/build/bin/softhca
+
+echo "TAP version 13"
+
+# t NAME CMD...: one test point; passes when CMD exits 0.
+t() {
+	name=$1
+	shift
+	TAP_N=$((TAP_N + 1))
+	out=$("$@" 2>&1)
+	rc=$?
+	if [ $rc -eq 0 ]; then
+		echo "ok $TAP_N $name"
+	elif [ $rc -eq 77 ]; then
+		echo "ok $TAP_N $name # SKIP ${out##*SKIP: }"
+	else
+		echo "not ok $TAP_N $name"
+		printf '%s\n' "$out" | sed 's/^/# /'
+		echo "# exit status $rc"
+		TAP_FAILED=$((TAP_FAILED + 1))
+	fi
+}
+
+tap_done() {
+	echo "1..$TAP_N"
+	[ $TAP_FAILED -eq 0 ]
+}
+
+# fails CMD...: CMD must fail (non-zero exit).
+fails() {
+	if "$@"; then
+		echo "expected failure: $*"
+		return 1
+	fi
+	return 0
+}
+
+# fails_with WORDS CMD...: CMD must fail and say WORDS on stderr/stdout.
+fails_with() {
+	words=$1
+	shift
+	out=$("$@" 2>&1) && { echo "expected failure: $*"; return 1; }
+	case "$out" in
+	*"$words"*) return 0 ;;
+	esac
+	echo "'$*' failed without saying '$words': $out"
+	return 1
+}
+
+# A veth pair, both ends up: carrier follows the peer's admin state.
+veth_up() {
+	ip link add "$1" type veth peer name "$2" &&
+	ip link set "$1" up && ip link set "$2" up
+}
+
+dev_exists() { [ -e "/sys/class/infiniband/$1" ]; }
+
+# port_attr DEV ATTR: from sysfs ports/1/ATTR, e.g. "4: ACTIVE".
+port_attr() { cat "/sys/class/infiniband/$1/ports/1/$2"; }
+
+# wait_for SECONDS CMD...: poll CMD every 0.1 s.
+wait_for() {
+	limit=$(($1 * 10))
+	shift
+	i=0
+	while [ $i -lt $limit ]; do
+		"$@" >/dev/null 2>&1 && return 0
+		sleep 0.1
+		i=$((i + 1))
+	done
+	"$@"
+}
+
+no_softhca_devices() {
+	for d in /sys/class/infiniband/*; do
+		[ -e "$d/hca_type" ] || continue
+		[ "$(cat "$d/hca_type")" = softhca ] && { echo "left behind: $d"; return 1; }
+	done
+	return 0
+}
+
+cleanup_all() {
+	for d in /sys/class/infiniband/*; do
+		[ -e "$d/hca_type" ] && rdma link delete "${d##*/}" 2>/dev/null
+	done
+	rmmod softhca 2>/dev/null
+	ip link del sv0 2>/dev/null
+	ip link del sv2 2>/dev/null
+	true
+}
