@@ -10,6 +10,7 @@
 #ifndef SOFTHCA_LIB_INTERNAL_H
 #define SOFTHCA_LIB_INTERNAL_H
 
+#include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <infiniband/verbs.h>
@@ -54,6 +55,16 @@ int shca_cmd(int fd, uint32_t command, void *req, size_t req_len,
 /* A command without a response (the destroy/dealloc family). */
 int shca_cmd_noresp(int fd, uint32_t command, const void *req,
 		    size_t req_len);
+
+/*
+ * A destroy command answered with EIO means the device was removed and
+ * the kernel already destroyed the object with it: the user's destroy
+ * has nothing left to do and succeeds, so its memory is released.
+ */
+static inline int shca_destroy_err(int err)
+{
+	return err == EIO ? 0 : err;
+}
 
 /* device.c */
 void shca_device_put(struct shca_device *dev);

@@ -38,6 +38,7 @@ SHCA_EXPORT int ibv_dealloc_pd(struct ibv_pd *pd)
 
 	err = shca_cmd_noresp(pd->context->cmd_fd, IB_USER_VERBS_CMD_DEALLOC_PD,
 			      &req, sizeof(req));
+	err = shca_destroy_err(err);
 	if (err)
 		return err;
 	free(pd);

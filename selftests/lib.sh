@@ -7,13 +7,13 @@ TAP_N=0
 TAP_FAILED=0
 REPO=${REPO:-$(cd "$(dirname "$0")/.." && pwd)}
 TOOL=$REPO/build/bin/softhca
-
-echo "TAP version 13"
+SELFTESTS=$REPO/build/selftests
 
 # t NAME CMD...: one test point; passes when CMD exits 0.
 t() {
 	name=$1
 	shift
+	[ $TAP_N -eq 0 ] && echo "TAP version 13"
 	TAP_N=$((TAP_N + 1))
 	out=$("$@" 2>&1)
 	rc=$?

@@ -41,12 +41,12 @@ static struct softhca_dev *softhca_find_by_netdev(struct net_device *ndev)
 static int softhca_check_netdev(struct net_device *ndev)
 {
 	if (is_vlan_dev(ndev)) {
-		pr_err("%s: %s is a VLAN device; bind to its real device\n",
+		pr_info_ratelimited("%s: %s is a VLAN device; bind to its real device\n",
 		       SOFTHCA_DRV_NAME, netdev_name(ndev));
 		return -EOPNOTSUPP;
 	}
 	if (ndev->type != ARPHRD_ETHER || ndev->addr_len != ETH_ALEN) {
-		pr_err("%s: %s is not an Ethernet device\n",
+		pr_info_ratelimited("%s: %s is not an Ethernet device\n",
 		       SOFTHCA_DRV_NAME, netdev_name(ndev));
 		return -EINVAL;
 	}
@@ -105,7 +105,7 @@ int softhca_newlink(const char *ibdev_name, struct net_device *ndev)
 	mutex_lock(&softhca_devs_lock);
 	if (softhca_find_by_netdev(ndev)) {
 		mutex_unlock(&softhca_devs_lock);
-		pr_err("%s: %s already has a softhca device\n",
+		pr_info_ratelimited("%s: %s already has a softhca device\n",
 		       SOFTHCA_DRV_NAME, netdev_name(ndev));
 		err = -EEXIST;
 		goto err_dealloc;

@@ -140,6 +140,7 @@ extern const struct attribute_group softhca_attr_group;
 /* ucontext.c */
 int softhca_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata);
 void softhca_dealloc_ucontext(struct ib_ucontext *ibuc);
+void softhca_disassociate_ucontext(struct ib_ucontext *ibuc);
 int softhca_mmap(struct ib_ucontext *ibuc, struct vm_area_struct *vma);
 void softhca_mmap_free(struct rdma_user_mmap_entry *rdma_entry);
 struct softhca_mmap_entry *softhca_mmap_insert(struct softhca_ucontext *uc,

@@ -5,10 +5,12 @@
  * Every page a process maps (rings, the context page) is kernel memory
  * from vmalloc_user() published through an rdma_user_mmap_entry.  The
  * entry owns that memory from softhca_mmap_insert() on: the object that
- * created it calls rdma_user_mmap_entry_remove() when it dies, and the
- * memory is freed in softhca_mmap_free() only once no VMA maps it any
- * more, so a process that keeps a ring mapped after destroying its QP
- * sees stale but valid memory, never a freed page.
+ * created it calls rdma_user_mmap_entry_remove() when it dies, and
+ * softhca_mmap_free() vfree()s it once the entry's last reference goes.
+ * remap_vmalloc_range() took a page reference for every mapped page, so
+ * a process that keeps a ring mapped after destroying its QP (or after
+ * the device went away) keeps stale but valid pages until it unmaps
+ * them, never a freed page; no VMA points back into this module.
  *
  * Nothing the kernel relies on for its own correctness is kept in these
  * pages: user space can rewrite any writable byte at any time.
@@ -147,6 +149,18 @@ err_remove_entry:
 err_free_page:
 	vfree(uc->ctx_page);
 	return err;
+}
+
+/*
+ * ib_uverbs calls this when the device goes away (rdma link delete,
+ * netdev unregister, rmmod) while a process still has it open, after it
+ * destroyed every object of the context.  Nothing is left to revoke: the
+ * process's mappings hold their own page references (see above) and no
+ * driver code runs on their behalf, so the device can go at once
+ * instead of waiting for the process to close its file.
+ */
+void softhca_disassociate_ucontext(struct ib_ucontext *ibuc)
+{
 }
 
 void softhca_dealloc_ucontext(struct ib_ucontext *ibuc)

@@ -104,6 +104,7 @@ const struct ib_device_ops softhca_dev_ops = {
 	.dealloc_pd = softhca_dealloc_pd,
 	.dealloc_ucontext = softhca_dealloc_ucontext,
 	.dereg_mr = softhca_dereg_mr,
+	.disassociate_ucontext = softhca_disassociate_ucontext,
 	.destroy_cq = softhca_destroy_cq,
 	.destroy_qp = softhca_destroy_qp,
 	.get_dev_fw_str = softhca_get_dev_fw_str,

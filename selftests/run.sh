@@ -1,0 +1,29 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# Run every softhca selftest (inside the guest: tools/vm/run-guest -- ...)
+# and print one summary line "selftests: P passed, F failed, S skipped".
+# Each test file prints TAP; a test file that exits non-zero without a
+# failed test point (a crash, a sanitizer report) counts as one failure.
+dir=$(cd "$(dirname "$0")" && pwd)
+export REPO=$(cd "$dir/.." && pwd)
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0
+export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
+
+tests=${*:-module.sh link.sh port.sh verbs.sh cycles.sh}
+passed=0 failed=0 skipped=0
+for t in $tests; do
+	echo "# selftest: $t"
+	out=$(sh "$dir/$t" 2>&1)
+	rc=$?
+	printf '%s\n' "$out"
+	p=$(printf '%s\n' "$out" | grep -E '^ok ' | grep -vc '# SKIP')
+	s=$(printf '%s\n' "$out" | grep -Ec '^ok .*# SKIP')
+	f=$(printf '%s\n' "$out" | grep -Ec '^not ok ')
+	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
+		echo "not ok $t exited $rc"
+		f=1
+	fi
+	passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
+done
+echo "selftests: $passed passed, $failed failed, $skipped skipped"
+[ "$failed" -eq 0 ]
