@@ -23,6 +23,7 @@
 
 #include "softhca.h"
 
+/* Protects softhca_devs only; see the locking rules above. */
 DEFINE_MUTEX(softhca_devs_lock);
 static LIST_HEAD(softhca_devs);
 
@@ -42,12 +43,12 @@ static int softhca_check_netdev(struct net_device *ndev)
 {
 	if (is_vlan_dev(ndev)) {
 		pr_info_ratelimited("%s: %s is a VLAN device; bind to its real device\n",
-		       SOFTHCA_DRV_NAME, netdev_name(ndev));
+				    SOFTHCA_DRV_NAME, netdev_name(ndev));
 		return -EOPNOTSUPP;
 	}
 	if (ndev->type != ARPHRD_ETHER || ndev->addr_len != ETH_ALEN) {
 		pr_info_ratelimited("%s: %s is not an Ethernet device\n",
-		       SOFTHCA_DRV_NAME, netdev_name(ndev));
+				    SOFTHCA_DRV_NAME, netdev_name(ndev));
 		return -EINVAL;
 	}
 	return 0;
@@ -106,7 +107,7 @@ int softhca_newlink(const char *ibdev_name, struct net_device *ndev)
 	if (softhca_find_by_netdev(ndev)) {
 		mutex_unlock(&softhca_devs_lock);
 		pr_info_ratelimited("%s: %s already has a softhca device\n",
-		       SOFTHCA_DRV_NAME, netdev_name(ndev));
+				    SOFTHCA_DRV_NAME, netdev_name(ndev));
 		err = -EEXIST;
 		goto err_dealloc;
 	}
