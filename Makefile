@@ -113,7 +113,9 @@ install: all
 	install -m 755 $(LIBSO) $(DESTDIR)$(LIBDIR)/
 	ln -sf libsofthca.so.$(SOVERSION) $(DESTDIR)$(LIBDIR)/libsofthca.so
 	install -m 644 $(LIBA) $(DESTDIR)$(LIBDIR)/
-	install -m 644 $(B)/lib/softhca.pc $(DESTDIR)$(LIBDIR)/pkgconfig/
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
+	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' \
+	    lib/softhca.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/softhca.pc
 	install -m 644 uapi/rdma/softhca-abi.h $(DESTDIR)$(INCLUDEDIR)/rdma/
 	install -d $(DESTDIR)$(SBINDIR)
 	$(CC) -o $(DESTDIR)$(SBINDIR)/softhca $(TOOL_SRCS:%.c=$(B)/%.o) \

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <infiniband/verbs.h>
+#include "util.h"
 
 static volatile sig_atomic_t go;
 
@@ -25,20 +26,15 @@ static void on_usr1(int sig)
 
 int main(int argc, char **argv)
 {
-	struct ibv_device **list;
 	struct ibv_device_attr attr;
-	struct ibv_context *ctx = NULL;
+	struct ibv_context *ctx;
 	struct ibv_pd *pd;
-	int i, ret, fd;
+	int ret, fd;
 
 	if (argc != 3)
 		return 2;
 	signal(SIGUSR1, on_usr1);
-	list = ibv_get_device_list(NULL);
-	for (i = 0; list && list[i]; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), argv[1]))
-			ctx = ibv_open_device(list[i]);
-	ibv_free_device_list(list);
+	ctx = open_by_name(argv[1]);
 	if (!ctx) {
 		perror("open");
 		return 1;

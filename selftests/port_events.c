@@ -13,6 +13,8 @@
 #include <infiniband/verbs.h>
 #include <rdma/ib_user_verbs.h>
 
+#include "util.h"
+
 static int expect_event(int fd, unsigned int want)
 {
 	struct ib_uverbs_async_event_desc ev;
@@ -36,17 +38,12 @@ static int expect_event(int fd, unsigned int want)
 
 int main(int argc, char **argv)
 {
-	struct ibv_device **list;
-	struct ibv_context *ctx = NULL;
-	int i, ret;
+	struct ibv_context *ctx;
+	int ret;
 
 	if (argc != 4)
 		return 2;
-	list = ibv_get_device_list(NULL);
-	for (i = 0; list && list[i]; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), argv[1]))
-			ctx = ibv_open_device(list[i]);
-	ibv_free_device_list(list);
+	ctx = open_by_name(argv[1]);
 	if (!ctx) {
 		perror("open");
 		return 1;

@@ -17,6 +17,7 @@
 
 #include "rdma/softhca-abi.h"
 #include "tap.h"
+#include "util.h"
 
 static const char *dev_name_env(void)
 {
@@ -94,18 +95,7 @@ TEST(device_guid_matches_sysfs)
 
 static struct ibv_context *open_dev(void)
 {
-	struct ibv_device **list = ibv_get_device_list(NULL);
-	struct ibv_context *ctx = NULL;
-	struct ibv_device *dev;
-
-	if (!list)
-		return NULL;
-	dev = find_dev(list);
-	if (dev)
-		ctx = ibv_open_device(dev);
-	/* The context must outlive the list (it holds its own reference). */
-	ibv_free_device_list(list);
-	return ctx;
+	return open_by_name(dev_name_env());
 }
 
 TEST(open_query_device)
