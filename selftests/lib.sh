@@ -18,6 +18,8 @@ t() {
 	out=$("$@" 2>&1)
 	rc=$?
 	if [ $rc -eq 0 ]; then
+		# Measurements a passing test wants on record.
+		printf '%s\n' "$out" | sed -n 's/^NOTE: /# /p'
 		echo "ok $TAP_N $name"
 	elif [ $rc -eq 77 ]; then
 		echo "ok $TAP_N $name # SKIP ${out##*SKIP: }"

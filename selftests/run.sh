@@ -11,6 +11,7 @@ export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 
 tests=${*:-module.sh link.sh port.sh verbs.sh cycles.sh}
 passed=0 failed=0 skipped=0
+echo
 for t in $tests; do
 	echo "# selftest: $t"
 	out=$(sh "$dir/$t" 2>&1)
