@@ -50,6 +50,8 @@ static int shca_write(int fd, uint32_t command, const void *req,
 int shca_cmd(int fd, uint32_t command, void *req, size_t req_len,
 	     void *resp, size_t resp_len)
 {
+	/* The kernel may answer with fewer bytes than the struct holds. */
+	memset(resp, 0, resp_len);
 	return shca_write(fd, command, req, req_len, resp, resp_len);
 }
 

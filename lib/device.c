@@ -169,7 +169,6 @@ static int shca_get_context(struct shca_context *ctx, int fd)
 	void *map;
 	int err;
 
-	memset(&resp, 0, sizeof(resp));
 	err = shca_cmd(fd, IB_USER_VERBS_CMD_GET_CONTEXT, &req, sizeof(req),
 		       &resp, sizeof(resp));
 	if (err)

@@ -49,7 +49,8 @@ int shca_sysfs_read(const char *path, char *buf, size_t len);
 int shca_sysfs_read_int(const char *path, long *val);
 
 /* cmd.c: a legacy ib_uverbs command; @req starts with its response
- * pointer, which this function fills in.  Returns 0 or an errno. */
+ * pointer, which this function fills in; @resp is zeroed first.
+ * Returns 0 or an errno. */
 int shca_cmd(int fd, uint32_t command, void *req, size_t req_len,
 	     void *resp, size_t resp_len);
 /* A command without a response (the destroy/dealloc family). */

@@ -18,7 +18,6 @@ SHCA_EXPORT struct ibv_pd *ibv_alloc_pd(struct ibv_context *context)
 		errno = ENOMEM;
 		return NULL;
 	}
-	memset(&resp, 0, sizeof(resp));
 	err = shca_cmd(context->cmd_fd, IB_USER_VERBS_CMD_ALLOC_PD,
 		       &req, sizeof(req), &resp, sizeof(resp));
 	if (err) {

@@ -24,7 +24,6 @@ SHCA_EXPORT int ibv_query_device(struct ibv_context *context,
 	char path[IBV_SYSFS_PATH_MAX + 16];
 	int err;
 
-	memset(&resp, 0, sizeof(resp));
 	err = shca_cmd(context->cmd_fd, IB_USER_VERBS_CMD_QUERY_DEVICE,
 		       &req, sizeof(req), &resp, sizeof(resp));
 	if (err)
@@ -84,7 +83,6 @@ int shca_query_port_ex(struct ibv_context *context, uint8_t port_num,
 	struct ibv_port_attr full;
 	int err;
 
-	memset(&resp, 0, sizeof(resp));
 	err = shca_cmd(context->cmd_fd, IB_USER_VERBS_CMD_QUERY_PORT,
 		       &req, sizeof(req), &resp, sizeof(resp));
 	if (err)

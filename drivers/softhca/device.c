@@ -196,8 +196,9 @@ void softhca_remove_all(void)
 
 		ib_unregister_device(&sdev->ibdev);
 		/*
-		 * If the device never finished registering, dealloc_driver
-		 * already ran; make sure the entry is gone before looping.
+		 * dealloc_driver removed the entry; should ib_core not have
+		 * known the device (no registration, so nothing to
+		 * unregister), drop it here so the loop always ends.
 		 */
 		mutex_lock(&softhca_devs_lock);
 		if (!list_empty(&sdev->list))
