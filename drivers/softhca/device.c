@@ -68,7 +68,11 @@ static void softhca_init_ibdev(struct softhca_dev *sdev)
 				  BIT_ULL(IB_USER_VERBS_CMD_QUERY_DEVICE) |
 				  BIT_ULL(IB_USER_VERBS_CMD_QUERY_PORT) |
 				  BIT_ULL(IB_USER_VERBS_CMD_ALLOC_PD) |
-				  BIT_ULL(IB_USER_VERBS_CMD_DEALLOC_PD);
+				  BIT_ULL(IB_USER_VERBS_CMD_DEALLOC_PD) |
+				  /* the doorbells: empty POST_SEND/POST_RECV */
+				  BIT_ULL(IB_USER_VERBS_CMD_POST_SEND) |
+				  BIT_ULL(IB_USER_VERBS_CMD_POST_RECV) |
+				  BIT_ULL(IB_USER_VERBS_CMD_REQ_NOTIFY_CQ);
 	ib_set_device_ops(ibdev, &softhca_dev_ops);
 }
 
@@ -95,6 +99,10 @@ int softhca_newlink(const char *ibdev_name, struct net_device *ndev)
 	sdev->ndev = ndev;
 	netdev_hold(ndev, &sdev->ndev_tracker, GFP_KERNEL);
 	atomic_set(&sdev->num_pds, 0);
+	xa_init_flags(&sdev->qps, XA_FLAGS_ALLOC);
+	xa_init_flags(&sdev->srqs, XA_FLAGS_ALLOC1);
+	xa_init_flags(&sdev->mrs, XA_FLAGS_ALLOC1);
+	xa_init_flags(&sdev->ahs, XA_FLAGS_ALLOC1);
 	INIT_LIST_HEAD(&sdev->list);
 	softhca_init_ibdev(sdev);
 
@@ -162,7 +170,17 @@ void softhca_dealloc_driver(struct ib_device *ibdev)
 {
 	struct softhca_dev *sdev = to_sdev(ibdev);
 
-	WARN_ON(atomic_read(&sdev->num_pds));
+	/* ib_core destroyed every object before calling us. */
+	WARN_ON(atomic_read(&sdev->num_pds) || atomic_read(&sdev->num_cqs) ||
+		atomic_read(&sdev->num_qps) || atomic_read(&sdev->num_srqs) ||
+		atomic_read(&sdev->num_mrs) || atomic_read(&sdev->num_ahs) ||
+		atomic_read(&sdev->num_xrcds));
+	WARN_ON(!xa_empty(&sdev->qps) || !xa_empty(&sdev->srqs) ||
+		!xa_empty(&sdev->mrs) || !xa_empty(&sdev->ahs));
+	xa_destroy(&sdev->qps);
+	xa_destroy(&sdev->srqs);
+	xa_destroy(&sdev->mrs);
+	xa_destroy(&sdev->ahs);
 	netdev_put(sdev->ndev, &sdev->ndev_tracker);
 
 	mutex_lock(&softhca_devs_lock);

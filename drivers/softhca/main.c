@@ -7,6 +7,7 @@
  * never by loading the module.
  */
 #include <linux/module.h>
+#include <linux/sysfs.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/rdma_netlink.h>
 
@@ -14,31 +15,149 @@
 
 struct softhca_limits softhca_limits = {
 	.max_pd = 65536,
+	.max_qp = 65536,
+	.max_qp_wr = 16384,
+	.max_sge = 32,
+	.max_cq = 65536,
+	.max_cqe = 65536,
+	.max_mr = 65536,
+	.max_srq = 65536,
+	.max_srq_wr = 16384,
+	.max_inline = 512,
+	.max_ah = 65536,
+	.max_mr_size = 1UL << 40,
+};
+
+/*
+ * Each limit has a range: the bounds are what the ABI or the key/number
+ * spaces can represent (24-bit object numbers, 8-bit SGE counts, a
+ * 64 MiB ring), so a value outside it is refused at load time instead of
+ * failing later in a confusing way.
+ */
+struct softhca_limit_param {
+	unsigned int *val;
+	unsigned int min, max;
 };
 
 static int softhca_param_set_limit(const char *val,
 				   const struct kernel_param *kp)
 {
+	const struct softhca_limit_param *lp = kp->arg;
 	unsigned int v;
 	int err;
 
 	err = kstrtouint(val, 0, &v);
 	if (err)
 		return err;
-	if (v < 1 || v > (1U << 24))
+	if (v < lp->min || v > lp->max)
 		return -EINVAL;
-	*(unsigned int *)kp->arg = v;
+	*lp->val = v;
 	return 0;
+}
+
+static int softhca_param_get_limit(char *buf, const struct kernel_param *kp)
+{
+	const struct softhca_limit_param *lp = kp->arg;
+
+	return sysfs_emit(buf, "%u\n", *lp->val);
 }
 
 static const struct kernel_param_ops softhca_limit_ops = {
 	.set = softhca_param_set_limit,
-	.get = param_get_uint,
+	.get = softhca_param_get_limit,
 };
 
 /* Read-only once loaded: devices report and enforce one set of limits. */
-module_param_cb(max_pd, &softhca_limit_ops, &softhca_limits.max_pd, 0444);
-MODULE_PARM_DESC(max_pd, "protection domains per device (1..16777216, default 65536)");
+static struct softhca_limit_param softhca_lp_max_pd = {
+	.val = &softhca_limits.max_pd, .min = 1, .max = 16777216,
+};
+
+static struct softhca_limit_param softhca_lp_max_qp = {
+	.val = &softhca_limits.max_qp, .min = 1, .max = 16777214,
+};
+
+static struct softhca_limit_param softhca_lp_max_qp_wr = {
+	.val = &softhca_limits.max_qp_wr, .min = 1, .max = 65536,
+};
+
+static struct softhca_limit_param softhca_lp_max_sge = {
+	.val = &softhca_limits.max_sge, .min = 1, .max = 255,
+};
+
+static struct softhca_limit_param softhca_lp_max_cq = {
+	.val = &softhca_limits.max_cq, .min = 1, .max = 16777216,
+};
+
+static struct softhca_limit_param softhca_lp_max_cqe = {
+	.val = &softhca_limits.max_cqe, .min = 1, .max = 1048576,
+};
+
+static struct softhca_limit_param softhca_lp_max_mr = {
+	.val = &softhca_limits.max_mr, .min = 1, .max = 16777215,
+};
+
+static struct softhca_limit_param softhca_lp_max_srq = {
+	.val = &softhca_limits.max_srq, .min = 1, .max = 16777215,
+};
+
+static struct softhca_limit_param softhca_lp_max_srq_wr = {
+	.val = &softhca_limits.max_srq_wr, .min = 1, .max = 65536,
+};
+
+static struct softhca_limit_param softhca_lp_max_inline = {
+	.val = &softhca_limits.max_inline, .min = 0, .max = 4096,
+};
+
+static struct softhca_limit_param softhca_lp_max_ah = {
+	.val = &softhca_limits.max_ah, .min = 1, .max = 16777216,
+};
+
+module_param_cb(max_pd, &softhca_limit_ops, &softhca_lp_max_pd, 0444);
+MODULE_PARM_DESC(max_pd, "protection domains (and XRC domains) per device, default 65536 (1..16777216)");
+module_param_cb(max_qp, &softhca_limit_ops, &softhca_lp_max_qp, 0444);
+MODULE_PARM_DESC(max_qp, "queue pairs per device, default 65536 (1..16777214)");
+module_param_cb(max_qp_wr, &softhca_limit_ops, &softhca_lp_max_qp_wr, 0444);
+MODULE_PARM_DESC(max_qp_wr, "work requests per send or receive queue, default 16384 (1..65536)");
+module_param_cb(max_sge, &softhca_limit_ops, &softhca_lp_max_sge, 0444);
+MODULE_PARM_DESC(max_sge, "scatter/gather entries per work request, default 32 (1..255)");
+module_param_cb(max_cq, &softhca_limit_ops, &softhca_lp_max_cq, 0444);
+MODULE_PARM_DESC(max_cq, "completion queues per device, default 65536 (1..16777216)");
+module_param_cb(max_cqe, &softhca_limit_ops, &softhca_lp_max_cqe, 0444);
+MODULE_PARM_DESC(max_cqe, "entries per completion queue, default 65536 (1..1048576)");
+module_param_cb(max_mr, &softhca_limit_ops, &softhca_lp_max_mr, 0444);
+MODULE_PARM_DESC(max_mr, "memory regions per device, default 65536 (1..16777215)");
+module_param_cb(max_srq, &softhca_limit_ops, &softhca_lp_max_srq, 0444);
+MODULE_PARM_DESC(max_srq, "shared receive queues per device, default 65536 (1..16777215)");
+module_param_cb(max_srq_wr, &softhca_limit_ops, &softhca_lp_max_srq_wr, 0444);
+MODULE_PARM_DESC(max_srq_wr, "work requests per shared receive queue, default 16384 (1..65536)");
+module_param_cb(max_inline, &softhca_limit_ops, &softhca_lp_max_inline, 0444);
+MODULE_PARM_DESC(max_inline, "inline data bytes per send work request, default 512 (0..4096)");
+module_param_cb(max_ah, &softhca_limit_ops, &softhca_lp_max_ah, 0444);
+MODULE_PARM_DESC(max_ah, "address handles per device, default 65536 (1..16777216)");
+
+static int softhca_param_set_mr_size(const char *val,
+				     const struct kernel_param *kp)
+{
+	unsigned long v;
+	int err;
+
+	err = kstrtoul(val, 0, &v);
+	if (err)
+		return err;
+	if (v < PAGE_SIZE || v > (1UL << 46))
+		return -EINVAL;
+	softhca_limits.max_mr_size = v;
+	return 0;
+}
+
+static const struct kernel_param_ops softhca_mr_size_ops = {
+	.set = softhca_param_set_mr_size,
+	.get = param_get_ulong,
+};
+
+module_param_cb(max_mr_size, &softhca_mr_size_ops, &softhca_limits.max_mr_size,
+		0444);
+MODULE_PARM_DESC(max_mr_size, "largest memory region in bytes (4096..2^46, default 2^40)");
 
 static struct rdma_link_ops softhca_link_ops = {
 	.type = SOFTHCA_DRV_NAME,

@@ -6,9 +6,8 @@
  * computed on each call from the bound netdev, so a query can never
  * disagree with the netdev (no cached copy to go stale).
  *
- * Limits are reported only for objects the driver can create: a count
- * for an object that does not exist yet would promise what the device
- * cannot do.
+ * The limits reported are the ones the create verbs enforce (module
+ * parameters, main.c).
  */
 #include <linux/netdevice.h>
 #include <linux/sysfs.h>
@@ -23,20 +22,44 @@
 int softhca_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
 			 struct ib_udata *udata)
 {
+	const struct softhca_limits *lim = &softhca_limits;
+
 	/* No driver-specific query_device input or output is defined. */
 	if (udata && (udata->inlen || udata->outlen))
 		return -EINVAL;
 
 	memset(attr, 0, sizeof(*attr));
+	attr->fw_ver = 0;
 	attr->sys_image_guid = ibdev->node_guid;
+	attr->max_mr_size = lim->max_mr_size;
 	attr->page_size_cap = PAGE_SIZE;
+	attr->vendor_id = 0xffffff;	/* no IEEE OUI of its own */
+	attr->hw_ver = 0;
+	attr->max_qp = lim->max_qp;
+	attr->max_qp_wr = lim->max_qp_wr;
 	attr->device_cap_flags = IB_DEVICE_PORT_ACTIVE_EVENT |
-				 IB_DEVICE_SYS_IMAGE_GUID;
+				 IB_DEVICE_SYS_IMAGE_GUID |
+				 IB_DEVICE_RC_RNR_NAK_GEN |
+				 IB_DEVICE_XRC |
+				 IB_DEVICE_SHUTDOWN_PORT;
 	attr->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
-	attr->max_pd = softhca_limits.max_pd;
-	attr->max_pkeys = 1;
-	attr->atomic_cap = IB_ATOMIC_NONE;
+	attr->max_send_sge = lim->max_sge;
+	attr->max_recv_sge = lim->max_sge;
+	attr->max_sge_rd = lim->max_sge;
+	attr->max_cq = lim->max_cq;
+	attr->max_cqe = lim->max_cqe;
+	attr->max_mr = lim->max_mr;
+	attr->max_pd = lim->max_pd;
+	attr->max_qp_rd_atom = SOFTHCA_MAX_RD_ATOMIC;
+	attr->max_qp_init_rd_atom = SOFTHCA_MAX_RD_ATOMIC;
+	attr->max_res_rd_atom = SOFTHCA_MAX_RD_ATOMIC * lim->max_qp;
+	attr->atomic_cap = IB_ATOMIC_HCA;
 	attr->masked_atomic_cap = IB_ATOMIC_NONE;
+	attr->max_ah = lim->max_ah;
+	attr->max_srq = lim->max_srq;
+	attr->max_srq_wr = lim->max_srq_wr;
+	attr->max_srq_sge = lim->max_sge;
+	attr->max_pkeys = 1;
 	attr->local_ca_ack_delay = 15;
 	return 0;
 }

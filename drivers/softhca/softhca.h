@@ -12,6 +12,19 @@
  *               the sysfs attributes
  *   ucontext.c  per-process context and the mmap entry plumbing
  *   pd.c        protection domains
+ *   ring.h      kernel view of the shared rings: slots, index checks
+ *   ring.c      ring allocation and mapping
+ *   wqe.c       copy-then-validate of WQEs read from a ring (pure;
+ *               unit-tested by wqe_test.c, ring_test.c)
+ *   cq.c        completion queues: create/resize/destroy, the CQE
+ *               producer, arming and completion events
+ *   qp.c        QP create/query/destroy, QP numbers
+ *   qp_state.c  modify_qp: the IBA state machine and its attributes,
+ *               and the flush to WR_FLUSH_ERR on entering ERR
+ *   srq.c       shared receive queues (basic and XRC), srq_limit
+ *   mr.c        memory regions and keys
+ *   ah.c        address handles
+ *   xrcd.c      XRC domains
  *   verbs.c     the ib_device_ops table
  */
 #ifndef SOFTHCA_H
@@ -20,9 +33,12 @@
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/netdevice.h>
+#include <linux/spinlock.h>
+#include <linux/xarray.h>
 #include <rdma/ib_verbs.h>
 
 #include "../../uapi/rdma/softhca-abi.h"
+#include "ring.h"
 
 #define SOFTHCA_DRV_NAME	"softhca"
 #define SOFTHCA_DRV_VERSION	"0.1.0"
@@ -48,8 +64,14 @@ struct softhca_limits {
 	unsigned int max_srq;
 	unsigned int max_srq_wr;
 	unsigned int max_inline;
-	u64 max_mr_size;
+	unsigned int max_ah;
+	unsigned long max_mr_size;
 };
+
+/* Outstanding RDMA READ/atomic operations per QP, either direction. */
+#define SOFTHCA_MAX_RD_ATOMIC	16
+/* Largest QP, SRQ and MR numbers (24-bit on the wire). */
+#define SOFTHCA_MAX_NUM		0xffffff
 
 extern struct softhca_limits softhca_limits;
 
@@ -65,6 +87,14 @@ extern struct softhca_limits softhca_limits;
  * @ndev_gone: the netdev unregistered before @registered was set
  *	(softhca_devs_lock); newlink then queues the unregistration
  * @num_pds: PDs allocated on this device, bounded by max_pd
+ * @num_cqs, @num_qps, @num_srqs, @num_mrs, @num_ahs, @num_xrcds: object
+ *	counts, each bounded by its limit
+ * @qps: QP number -> struct softhca_qp (xa_lock; the engine looks QPs up
+ *	here by number)
+ * @srqs: SRQ number -> struct softhca_srq (XRC sends name an SRQ)
+ * @mrs: key index (key >> 8) -> struct softhca_mr
+ * @ahs: ah_num -> struct softhca_ah (a UD WQE names its AH by number)
+ * @key_gen: source of the low key byte of MR keys
  */
 struct softhca_dev {
 	struct ib_device ibdev;
@@ -75,6 +105,20 @@ struct softhca_dev {
 	bool registered;
 	bool ndev_gone;
 	atomic_t num_pds;
+	atomic_t num_cqs;
+	atomic_t num_qps;
+	atomic_t num_srqs;
+	atomic_t num_mrs;
+	atomic_t num_ahs;
+	atomic_t num_xrcds;
+	struct xarray qps;
+	struct xarray srqs;
+	struct xarray mrs;
+	struct xarray ahs;
+	u32 next_qpn;		/* xa_alloc_cyclic cursors, under the xa_lock */
+	u32 next_srqn;
+	u32 next_mr;
+	atomic_t key_gen;
 };
 
 static inline struct softhca_dev *to_sdev(struct ib_device *ibdev)
@@ -108,6 +152,140 @@ struct softhca_mmap_entry {
 
 struct softhca_pd {
 	struct ib_pd ibpd;
+};
+
+static inline struct softhca_pd *to_spd(struct ib_pd *ibpd)
+{
+	return container_of(ibpd, struct softhca_pd, ibpd);
+}
+
+/**
+ * struct softhca_cq - a completion queue
+ * @lock: protects everything below it; taken with IRQs off because
+ *	completions may be produced from softirq context (the wire
+ *	transport) as well as from process context
+ * @ring: the CQE ring; the kernel only ever writes its slots
+ * @prod: next CQE index to write (kernel-private; never read back from
+ *	the ring)
+ * @armed: IB_CQ_SOLICITED / IB_CQ_NEXT_COMP armed by req_notify_cq, 0
+ *	when disarmed
+ * @overrun: a completion found the CQ full; the CQ is dead
+ */
+struct softhca_cq {
+	struct ib_cq ibcq;
+	spinlock_t lock;	/* see above */
+	struct softhca_ring ring;
+	u32 prod;
+	u32 kcons;		/* consumer index of kernel-owned CQs */
+	int armed;
+	bool overrun;
+};
+
+static inline struct softhca_cq *to_scq(struct ib_cq *ibcq)
+{
+	return container_of(ibcq, struct softhca_cq, ibcq);
+}
+
+/**
+ * struct softhca_wq - kernel-private state of one work queue (SQ or RQ)
+ * @ring: the shared ring (hostile: see ring.h)
+ * @cons: kernel copy of the consumer index it publishes (SQ: retired;
+ *	RQ: taken)
+ * @max_sge: SGEs per WQE this queue was created for
+ * @max_inline: inline bytes per send WQE (SQ only)
+ * @lock: protects @cons and the ring's kernel-written header fields
+ */
+struct softhca_wq {
+	struct softhca_ring ring;
+	u32 cons;
+	u32 max_sge;
+	u32 max_inline;
+	spinlock_t lock;	/* see above */
+};
+
+/**
+ * struct softhca_qp - a queue pair
+ * @state_lock: serialises modify_qp, query_qp and the flush; protects
+ *	@attr and @state writes (the engine reads @state with READ_ONCE)
+ * @attr: every attribute modify_qp accepted, as query_qp returns it
+ * @state: current IBA state
+ * @sq, @rq: the queues (an absent queue has ring.entries == 0)
+ * @srq: the SRQ the QP receives from, or NULL
+ * @xrcd: XRC_TGT only: the domain its SRQs must belong to
+ */
+struct softhca_qp {
+	struct ib_qp ibqp;
+	struct mutex state_lock;	/* see above */
+	struct ib_qp_attr attr;
+	enum ib_qp_state state;
+	enum ib_sig_type sq_sig_type;
+	struct softhca_wq sq;
+	struct softhca_wq rq;
+	struct softhca_srq *srq;
+	struct ib_xrcd *xrcd;
+	bool is_user;
+};
+
+static inline struct softhca_qp *to_sqp(struct ib_qp *ibqp)
+{
+	return container_of(ibqp, struct softhca_qp, ibqp);
+}
+
+/**
+ * struct softhca_srq - a shared receive queue
+ * @rq: the receive ring and its kernel-private consumer index
+ * @limit: srq_limit; 0 when disarmed (it disarms when the event fires)
+ * @srqn: SRQ number (XRC sends address it)
+ */
+struct softhca_srq {
+	struct ib_srq ibsrq;
+	struct softhca_wq rq;
+	u32 limit;
+	u32 srqn;
+};
+
+static inline struct softhca_srq *to_ssrq(struct ib_srq *ibsrq)
+{
+	return container_of(ibsrq, struct softhca_srq, ibsrq);
+}
+
+/**
+ * struct softhca_mr - a memory region
+ * @umem: pinned user pages, NULL for a DMA MR (kernel address space)
+ * @access: IB_ACCESS_* granted
+ * @iova, @length: the range the keys cover
+ */
+struct softhca_mr {
+	struct ib_mr ibmr;
+	struct ib_umem *umem;
+	int access;
+	u64 iova;
+	u64 length;
+};
+
+static inline struct softhca_mr *to_smr(struct ib_mr *ibmr)
+{
+	return container_of(ibmr, struct softhca_mr, ibmr);
+}
+
+/**
+ * struct softhca_ah - an address handle (RoCEv2: the resolved L2/L3 path)
+ * @attr: the attributes it was created with
+ * @ah_num: the number user WQEs name it by
+ */
+struct softhca_ah {
+	struct ib_ah ibah;
+	struct rdma_ah_attr attr;
+	u32 ah_num;
+};
+
+static inline struct softhca_ah *to_sah(struct ib_ah *ibah)
+{
+	return container_of(ibah, struct softhca_ah, ibah);
+}
+
+struct softhca_xrcd {
+	struct ib_xrcd ibxrcd;
 };
 
 /* port.c: pure helpers, no device state */
@@ -150,6 +328,87 @@ struct softhca_mmap_entry *softhca_mmap_insert(struct softhca_ucontext *uc,
 /* pd.c */
 int softhca_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
 int softhca_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
+
+/* ring.c */
+int softhca_ring_alloc(struct softhca_ring *ring, struct ib_udata *udata,
+		       u32 entries, u32 stride);
+void softhca_ring_free(struct softhca_ring *ring);
+
+/* cq.c */
+int softhca_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
+		      struct ib_udata *udata);
+int softhca_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
+int softhca_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata);
+int softhca_poll_cq(struct ib_cq *ibcq, int num, struct ib_wc *wc);
+int softhca_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
+int softhca_cq_push(struct softhca_cq *cq, const struct softhca_cqe *cqe,
+		    bool solicited);
+
+/* qp.c */
+int softhca_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
+		      struct ib_udata *udata);
+int softhca_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		     struct ib_qp_init_attr *init);
+int softhca_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
+int softhca_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
+		      const struct ib_send_wr **bad_wr);
+int softhca_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
+		      const struct ib_recv_wr **bad_wr);
+
+/* qp_state.c */
+int softhca_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		      struct ib_udata *udata);
+void softhca_qp_flush(struct softhca_qp *qp);
+void softhca_qp_fatal(struct softhca_qp *qp);
+
+/* srq.c */
+int softhca_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
+		       struct ib_udata *udata);
+int softhca_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
+		       enum ib_srq_attr_mask mask, struct ib_udata *udata);
+int softhca_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr);
+int softhca_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata);
+int softhca_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
+			  const struct ib_recv_wr **bad_wr);
+void softhca_srq_check_limit(struct softhca_srq *srq);
+
+/* mr.c */
+struct ib_mr *softhca_get_dma_mr(struct ib_pd *ibpd, int access);
+struct ib_mr *softhca_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
+				  u64 iova, int access, struct ib_udata *udata);
+struct ib_mr *softhca_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
+				    u64 length, u64 iova, int access,
+				    struct ib_pd *ibpd, struct ib_udata *udata);
+int softhca_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
+
+/* ah.c */
+int softhca_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
+		      struct ib_udata *udata);
+int softhca_query_ah(struct ib_ah *ibah, struct rdma_ah_attr *attr);
+int softhca_destroy_ah(struct ib_ah *ibah, u32 flags);
+
+/* xrcd.c */
+int softhca_alloc_xrcd(struct ib_xrcd *ibxrcd, struct ib_udata *udata);
+int softhca_dealloc_xrcd(struct ib_xrcd *ibxrcd, struct ib_udata *udata);
+
+/* Shared by the create verbs: driver request data must be empty. */
+static inline int softhca_check_udata_in(struct ib_udata *udata)
+{
+	if (udata && udata->inlen &&
+	    !ib_is_udata_cleared(udata, 0, udata->inlen))
+		return -EINVAL;
+	return 0;
+}
+
+/* Take one unit of a per-device object count bounded by @limit. */
+static inline bool softhca_count_get(atomic_t *count, unsigned int limit)
+{
+	if (atomic_inc_return(count) > limit) {
+		atomic_dec(count);
+		return false;
+	}
+	return true;
+}
 
 /* verbs.c */
 extern const struct ib_device_ops softhca_dev_ops;

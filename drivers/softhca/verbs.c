@@ -1,87 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * softhca: the ib_device_ops table.
- *
- * ib_core refuses to register a device that lacks any of its mandatory
- * verbs (QP, CQ and MR among them).  Until those objects are implemented
- * their entry points below answer -EOPNOTSUPP, which ib_uverbs passes to
- * user space unchanged: the device registers, and every caller is told
- * plainly that the operation is not available.
+ * softhca: the ib_device_ops table.  Each entry point lives in the file
+ * of its object (see the ownership map in softhca.h).
  */
 #include <rdma/ib_verbs.h>
 
 #include "softhca.h"
-
-static int softhca_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
-			     struct ib_udata *udata)
-{
-	return -EOPNOTSUPP;
-}
-
-static int softhca_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
-			     int mask, struct ib_udata *udata)
-{
-	return -EOPNOTSUPP;
-}
-
-static int softhca_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
-{
-	return 0;	/* unreachable: no QP can be created */
-}
-
-static int softhca_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
-			     const struct ib_send_wr **bad_wr)
-{
-	*bad_wr = wr;
-	return -EOPNOTSUPP;
-}
-
-static int softhca_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
-			     const struct ib_recv_wr **bad_wr)
-{
-	*bad_wr = wr;
-	return -EOPNOTSUPP;
-}
-
-static int softhca_create_cq(struct ib_cq *ibcq,
-			     const struct ib_cq_init_attr *attr,
-			     struct ib_udata *udata)
-{
-	return -EOPNOTSUPP;
-}
-
-static int softhca_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
-{
-	return 0;	/* unreachable: no CQ can be created */
-}
-
-static int softhca_poll_cq(struct ib_cq *ibcq, int num, struct ib_wc *wc)
-{
-	return -EOPNOTSUPP;
-}
-
-static int softhca_req_notify_cq(struct ib_cq *ibcq,
-				 enum ib_cq_notify_flags flags)
-{
-	return -EOPNOTSUPP;
-}
-
-static struct ib_mr *softhca_get_dma_mr(struct ib_pd *ibpd, int access)
-{
-	return ERR_PTR(-EOPNOTSUPP);
-}
-
-static struct ib_mr *softhca_reg_user_mr(struct ib_pd *ibpd, u64 start,
-					 u64 length, u64 iova, int access,
-					 struct ib_udata *udata)
-{
-	return ERR_PTR(-EOPNOTSUPP);
-}
-
-static int softhca_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
-{
-	return 0;	/* unreachable: no MR can be registered */
-}
 
 static enum rdma_link_layer softhca_get_link_layer(struct ib_device *ibdev,
 						   u32 port)
@@ -98,15 +22,21 @@ const struct ib_device_ops softhca_dev_ops = {
 
 	.alloc_pd = softhca_alloc_pd,
 	.alloc_ucontext = softhca_alloc_ucontext,
+	.alloc_xrcd = softhca_alloc_xrcd,
+	.create_ah = softhca_create_ah,
 	.create_cq = softhca_create_cq,
 	.create_qp = softhca_create_qp,
+	.create_srq = softhca_create_srq,
 	.dealloc_driver = softhca_dealloc_driver,
 	.dealloc_pd = softhca_dealloc_pd,
 	.dealloc_ucontext = softhca_dealloc_ucontext,
+	.dealloc_xrcd = softhca_dealloc_xrcd,
 	.dereg_mr = softhca_dereg_mr,
-	.disassociate_ucontext = softhca_disassociate_ucontext,
+	.destroy_ah = softhca_destroy_ah,
 	.destroy_cq = softhca_destroy_cq,
 	.destroy_qp = softhca_destroy_qp,
+	.destroy_srq = softhca_destroy_srq,
+	.disassociate_ucontext = softhca_disassociate_ucontext,
 	.get_dev_fw_str = softhca_get_dev_fw_str,
 	.get_dma_mr = softhca_get_dma_mr,
 	.get_link_layer = softhca_get_link_layer,
@@ -114,15 +44,27 @@ const struct ib_device_ops softhca_dev_ops = {
 	.mmap = softhca_mmap,
 	.mmap_free = softhca_mmap_free,
 	.modify_qp = softhca_modify_qp,
+	.modify_srq = softhca_modify_srq,
 	.poll_cq = softhca_poll_cq,
 	.post_recv = softhca_post_recv,
 	.post_send = softhca_post_send,
+	.post_srq_recv = softhca_post_srq_recv,
+	.query_ah = softhca_query_ah,
 	.query_device = softhca_query_device,
 	.query_pkey = softhca_query_pkey,
 	.query_port = softhca_query_port,
+	.query_qp = softhca_query_qp,
+	.query_srq = softhca_query_srq,
 	.reg_user_mr = softhca_reg_user_mr,
 	.req_notify_cq = softhca_req_notify_cq,
+	.rereg_user_mr = softhca_rereg_user_mr,
+	.resize_cq = softhca_resize_cq,
 
+	INIT_RDMA_OBJ_SIZE(ib_ah, softhca_ah, ibah),
+	INIT_RDMA_OBJ_SIZE(ib_cq, softhca_cq, ibcq),
 	INIT_RDMA_OBJ_SIZE(ib_pd, softhca_pd, ibpd),
+	INIT_RDMA_OBJ_SIZE(ib_qp, softhca_qp, ibqp),
+	INIT_RDMA_OBJ_SIZE(ib_srq, softhca_srq, ibsrq),
 	INIT_RDMA_OBJ_SIZE(ib_ucontext, softhca_ucontext, ibuc),
+	INIT_RDMA_OBJ_SIZE(ib_xrcd, softhca_xrcd, ibxrcd),
 };

@@ -25,7 +25,7 @@
  * Reported in /sys/class/infiniband_verbs/uverbsN/abi_version and
  * carried in every alloc_ucontext request.
  */
-#define SOFTHCA_UVERBS_ABI_VERSION	1
+#define SOFTHCA_UVERBS_ABI_VERSION	2
 
 /* Value of /sys/class/infiniband/<dev>/hca_type for a softhca device. */
 #define SOFTHCA_HCA_TYPE		"softhca"
@@ -64,6 +64,236 @@ struct softhca_ctx_page {
 	__u32 magic;		/* SOFTHCA_CTX_PAGE_MAGIC, written once */
 	__u32 abi_version;	/* SOFTHCA_UVERBS_ABI_VERSION */
 	__u32 dev_index;	/* ib_device index, for diagnostics */
+	__u32 reserved;
+};
+
+/*
+ * ---------------------------------------------------------------------
+ * Shared rings
+ * ---------------------------------------------------------------------
+ *
+ * Every queue (SQ, RQ, SRQ, CQ) is one kernel buffer the library maps
+ * read-write at the mmap offset the create response names.  A mapping
+ * starts with a 256-byte header of two 128-byte blocks, each written by
+ * exactly one side (128 bytes so that the adjacent-line prefetcher does
+ * not drag the other side's line along), followed by power-of-two slots
+ * at offset SOFTHCA_RING_HDR_SIZE.  Indices are free-running 32-bit
+ * counters; slot = index & (entries - 1).
+ *
+ * The kernel treats every byte of a mapping as hostile: it reads an
+ * index once, checks it against its own private copy of the other
+ * index, copies a slot once into kernel memory and validates the copy.
+ * A process that corrupts its ring only hurts its own queue: the QP
+ * goes to the error state with an async event (IB_EVENT_QP_FATAL).
+ */
+#define SOFTHCA_RING_HDR_SIZE		256
+#define SOFTHCA_RING_BLOCK		128
+
+/*
+ * Work queue header (SQ, RQ, SRQ): user space produces, the kernel
+ * consumes.
+ *
+ *  prod   user-written.  The library fills slots, then publishes prod
+ *         with a store-release; the kernel reads it with a load-acquire
+ *         (pairs with that release), so slot contents are visible first.
+ *  cons   kernel-written.  SQ: WQEs retired (completed, in order, also
+ *         the unsignaled ones): slots below cons may be reused.  RQ and
+ *         SRQ: WQEs the kernel has taken (copied) for a message.  The
+ *         kernel stores it with a release after it is done with the
+ *         slot; the library loads it with an acquire.  The queue is full
+ *         when prod - cons == entries.
+ *  flags  kernel-written, SOFTHCA_WQ_F_*.  NEED_WAKEUP: the poller is
+ *         going to sleep; after publishing prod the library issues a
+ *         full barrier, reads flags and, only if NEED_WAKEUP is set,
+ *         rings the doorbell (the post_send command).  The poller sets
+ *         the flag, issues a full barrier and re-reads prod before
+ *         sleeping: one of the two sides always sees the other.
+ *         ERROR: the queue's QP is in the error state (informational:
+ *         the library still posts, the kernel flushes).
+ */
+struct softhca_wq_hdr {
+	__u32 prod;
+	__u32 user_reserved[SOFTHCA_RING_BLOCK / 4 - 1];
+	__u32 cons;
+	__u32 flags;
+	__u32 kern_reserved[SOFTHCA_RING_BLOCK / 4 - 2];
+};
+
+#define SOFTHCA_WQ_F_NEED_WAKEUP	0x1
+#define SOFTHCA_WQ_F_ERROR		0x2
+
+/*
+ * Send WQE: a 48-byte header (control + one opcode segment, same
+ * offsets for every opcode) followed by the data area: num_sge
+ * scatter/gather entries, or inline_len bytes of inline data when
+ * SOFTHCA_WQE_F_INLINE is set (then num_sge is zero; inline data is
+	__u32 imm_data;		/* immediate (network order) or invalidate rkey */
+ * smallest power of two >= 64 that holds the header plus the QP's
+ * max_send_sge SGEs or max_inline_data bytes; a one-SGE WQE of any
+ * opcode fits in 64 bytes.
+ */
+struct softhca_sge {
+	__aligned_u64 addr;
+	__u32 length;
+	__u32 lkey;
+};
+
+struct softhca_send_ctrl {
+	__aligned_u64 wr_id;
+	__u8 opcode;		/* enum ib_uverbs_wr_opcode (IBV_WR_*) */
+	__u8 flags;		/* SOFTHCA_WQE_F_* */
+	__u8 num_sge;		/* SGEs in the data area (not inline) */
+	__u8 reserved;		/* must be zero */
+	__u32 imm_data;		/* immediate data (network order) or invalidate rkey */
+};
+
+/*
+ * The 48-byte header.  Fields an opcode does not use must be zero only
+ * where noted; the kernel ignores the others.
+ */
+struct softhca_send_wqe {
+	struct softhca_send_ctrl ctrl;
+	union {
+		__aligned_u64 remote_addr;	/* RDMA and atomic opcodes */
+		struct {
+			__u32 ah_num;		/* UD: from create_ah */
+			__u32 remote_qpn;	/* UD: destination QP */
+		} ud;
+	};
+	union {
+		__u32 rkey;			/* RDMA and atomic opcodes */
+		__u32 remote_qkey;		/* UD */
+	};
+	__u32 xrc_srqn;			/* XRC: destination SRQ number */
+	union {
+		__aligned_u64 compare_add;	/* atomics */
+		struct {
+			__u32 inline_len;	/* SOFTHCA_WQE_F_INLINE */
+			__u32 inline_reserved;	/* must be zero then */
+		};
+	};
+	__aligned_u64 swap;		/* ATOMIC_CMP_AND_SWP */
+	/* followed by the data area */
+};
+
+#define SOFTHCA_SEND_WQE_HDR		48
+#define SOFTHCA_SEND_MIN_STRIDE		64
+
+#define SOFTHCA_WQE_F_SIGNALED		0x1
+#define SOFTHCA_WQE_F_SOLICITED		0x2
+#define SOFTHCA_WQE_F_FENCE		0x4
+#define SOFTHCA_WQE_F_INLINE		0x8
+#define SOFTHCA_WQE_F_ALL		0x0f
+
+/*
+ * Receive WQE (RQ and SRQ): 16-byte header, then num_sge SGEs.  The slot
+ * size (rq_stride / srq_stride) is the smallest power of two >= 32 that
+ * holds max_recv_sge SGEs.
+ */
+struct softhca_recv_wqe {
+	__aligned_u64 wr_id;
+	__u32 num_sge;
+	__u32 reserved;		/* must be zero */
+	/* followed by num_sge struct softhca_sge */
+};
+
+#define SOFTHCA_RECV_MIN_STRIDE		32
+
+/*
+ * CQ header: the kernel produces completions, user space consumes them.
+ *
+ *  cons   user-written, published lazily (at least once every
+ *         entries / 2 completions polled) with a store-release.  The
+ *         kernel reads it to find free slots; a lower value than the
+ *         truth only makes the kernel report an overrun early.
+ *  arm    user-written: reserved for syscall-free arming (data path).
+ *  flags  kernel-written, SOFTHCA_CQ_F_*.  OVERRUN: a completion found
+ *         the CQ full; the CQ is in error and IB_EVENT_CQ_ERR was sent.
+ */
+struct softhca_cq_hdr {
+	__u32 cons;
+	__u32 arm;
+	__u32 user_reserved[SOFTHCA_RING_BLOCK / 4 - 2];
+	__u32 flags;
+	__u32 kern_reserved[SOFTHCA_RING_BLOCK / 4 - 1];
+};
+
+#define SOFTHCA_CQ_F_OVERRUN		0x1
+
+/*
+ * A completion, 64 bytes.  The kernel writes every field, then stores
+ * owner with a release; the library loads owner with an acquire (pairs
+ * with that release) and only then reads the rest.  owner is the pass
+ * parity plus one: a CQE at index i is valid when owner ==
+ * ((i / entries) & 1) + 1, so a zeroed ring holds no valid CQE and a
+ * stale CQE from the previous pass never looks new.  The consumer never
+ * reads a producer index.
+ */
+struct softhca_cqe {
+	__aligned_u64 wr_id;
+	__u8 status;		/* enum ib_uverbs_wc_status */
+	__u8 opcode;		/* enum ib_uverbs_wc_opcode */
+	__u8 wc_flags;		/* IB_WC_* flags: GRH, WITH_IMM, WITH_INVALIDATE */
+	__u8 owner;		/* see above; written last */
+	__u32 vendor_err;
+	__u32 byte_len;
+	__u32 imm_data;		/* network order; or the invalidated rkey */
+	__u32 qp_num;
+	__u32 src_qp;
+	__u16 slid;
+	__u16 pkey_index;
+	__u8 sl;
+	__u8 dlid_path_bits;
+	__u8 network_hdr_type;
+	__u8 reserved0;
+	__u32 reserved[6];
+};
+
+/*
+ * ---------------------------------------------------------------------
+ * Create commands' driver data
+ * ---------------------------------------------------------------------
+ * Requests carry nothing yet; the kernel refuses any non-zero request
+ * bytes with EINVAL so that future fields can be added safely.
+ */
+struct softhca_create_cq_resp {
+	__aligned_u64 ring_offset;	/* mmap offset of the CQ ring */
+	__u32 ring_size;		/* bytes to map */
+	__u32 entries;			/* slots, a power of two */
+};
+
+/* resize_cq answers with a new ring; the old one is retired. */
+struct softhca_resize_cq_resp {
+	__aligned_u64 ring_offset;
+	__u32 ring_size;
+	__u32 entries;
+	__u32 copied;			/* CQEs carried over, at index 0.. */
+	__u32 reserved;
+};
+
+struct softhca_create_qp_resp {
+	__aligned_u64 sq_offset;	/* 0 if the QP has no send queue */
+	__aligned_u64 rq_offset;	/* 0 if it has none (SRQ, XRC) */
+	__u32 sq_size;			/* bytes to map */
+	__u32 rq_size;
+	__u32 sq_entries;
+	__u32 rq_entries;
+	__u32 sq_stride;
+	__u32 rq_stride;
+	__u32 qpn;
+	__u32 reserved;
+};
+
+struct softhca_create_srq_resp {
+	__aligned_u64 ring_offset;
+	__u32 ring_size;
+	__u32 entries;
+	__u32 stride;
+	__u32 srqn;
+};
+
+struct softhca_create_ah_resp {
+	__u32 ah_num;			/* goes into softhca_send_seg.ud.ah_num */
 	__u32 reserved;
 };
 

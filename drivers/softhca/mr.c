@@ -1,0 +1,175 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * softhca: memory regions.
+ *
+ * Keys: a key is (index << 8) | key byte.  The index (24 bits, never 0)
+ * finds the MR in the device's xarray; the key byte comes from a
+ * per-device counter, so registering again, also through rereg_mr,
+ * yields a key that differs from the previous one even when the index is
+ * reused.  lkey and rkey are the same value.
+ *
+ * User memory is pinned with ib_umem_get(), which charges it to the
+ * process's RLIMIT_MEMLOCK (ENOMEM beyond it, unless CAP_IPC_LOCK).
+ * The access-flag rules of the IBA (remote write or atomic need local
+ * write) are checked by ib_core before these entry points run; this
+ * file rejects what softhca does not offer.
+ */
+#include <rdma/ib_umem.h>
+#include <rdma/ib_verbs.h>
+
+#include "softhca.h"
+
+#define SOFTHCA_MR_ACCESS (IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE | \
+			   IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC | \
+			   IB_ACCESS_RELAXED_ORDERING)
+
+static int softhca_mr_check_access(int access)
+{
+	/* Memory windows, zero-based and on-demand MRs are not offered. */
+	if (access & (IB_ACCESS_MW_BIND | IB_ZERO_BASED | IB_ACCESS_ON_DEMAND))
+		return -EOPNOTSUPP;
+	if (access & ~(SOFTHCA_MR_ACCESS | IB_ACCESS_OPTIONAL))
+		return -EINVAL;
+	return 0;
+}
+
+static struct softhca_mr *softhca_mr_alloc(struct softhca_dev *sdev)
+{
+	struct softhca_mr *mr;
+
+	if (!softhca_count_get(&sdev->num_mrs, softhca_limits.max_mr))
+		return ERR_PTR(-ENOMEM);
+	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+	if (!mr) {
+		atomic_dec(&sdev->num_mrs);
+		return ERR_PTR(-ENOMEM);
+	}
+	return mr;
+}
+
+/* Publish @mr under a fresh key. */
+static int softhca_mr_insert(struct softhca_dev *sdev, struct softhca_mr *mr)
+{
+	u32 index, key;
+	int err;
+
+	err = xa_alloc_cyclic(&sdev->mrs, &index, mr,
+			      XA_LIMIT(1, SOFTHCA_MAX_NUM), &sdev->next_mr,
+			      GFP_KERNEL);
+	if (err < 0)
+		return err;
+	key = (index << 8) | ((u32)atomic_inc_return(&sdev->key_gen) & 0xff);
+	mr->ibmr.lkey = key;
+	mr->ibmr.rkey = key;
+	return 0;
+}
+
+static void softhca_mr_free(struct softhca_dev *sdev, struct softhca_mr *mr)
+{
+	ib_umem_release(mr->umem);
+	kfree(mr);
+	atomic_dec(&sdev->num_mrs);
+}
+
+/* A kernel consumer's MR over all of its address space. */
+struct ib_mr *softhca_get_dma_mr(struct ib_pd *ibpd, int access)
+{
+	struct softhca_dev *sdev = to_sdev(ibpd->device);
+	struct softhca_mr *mr;
+	int err;
+
+	err = softhca_mr_check_access(access);
+	if (err)
+		return ERR_PTR(err);
+	mr = softhca_mr_alloc(sdev);
+	if (IS_ERR(mr))
+		return ERR_CAST(mr);
+	mr->access = access;
+	mr->iova = 0;
+	mr->length = U64_MAX;
+	err = softhca_mr_insert(sdev, mr);
+	if (err) {
+		softhca_mr_free(sdev, mr);
+		return ERR_PTR(err);
+	}
+	return &mr->ibmr;
+}
+
+struct ib_mr *softhca_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
+				  u64 iova, int access, struct ib_udata *udata)
+{
+	struct softhca_dev *sdev = to_sdev(ibpd->device);
+	struct softhca_mr *mr;
+	int err;
+
+	err = softhca_mr_check_access(access);
+	if (err)
+		return ERR_PTR(err);
+	err = softhca_check_udata_in(udata);
+	if (err)
+		return ERR_PTR(err);
+	if (!length || length > softhca_limits.max_mr_size ||
+	    iova + length < iova)
+		return ERR_PTR(-EINVAL);
+
+	mr = softhca_mr_alloc(sdev);
+	if (IS_ERR(mr))
+		return ERR_CAST(mr);
+	mr->umem = ib_umem_get(ibpd->device, start, length, access);
+	if (IS_ERR(mr->umem)) {
+		err = PTR_ERR(mr->umem);
+		mr->umem = NULL;
+		goto err_free;
+	}
+	mr->access = access;
+	mr->iova = iova;
+	mr->length = length;
+	mr->ibmr.iova = iova;
+	mr->ibmr.length = length;
+	err = softhca_mr_insert(sdev, mr);
+	if (err)
+		goto err_free;
+	return &mr->ibmr;
+
+err_free:
+	softhca_mr_free(sdev, mr);
+	return ERR_PTR(err);
+}
+
+/*
+ * rereg_mr: always a new registration (new pages if asked, new key in
+ * any case) that ib_uverbs swaps in under the same handle before it
+ * deregisters the old one.  What the flags do not change is taken from
+ * the old MR.
+ */
+struct ib_mr *softhca_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
+				    u64 length, u64 iova, int access,
+				    struct ib_pd *ibpd, struct ib_udata *udata)
+{
+	struct softhca_mr *old = to_smr(ibmr);
+
+	if (flags & ~IB_MR_REREG_SUPPORTED)
+		return ERR_PTR(-EOPNOTSUPP);
+	if (!old->umem)
+		return ERR_PTR(-EINVAL);
+	if (!(flags & IB_MR_REREG_TRANS)) {
+		start = old->umem->address;
+		length = old->length;
+		iova = old->iova;
+	}
+	if (!(flags & IB_MR_REREG_ACCESS))
+		access = old->access;
+	if (!(flags & IB_MR_REREG_PD))
+		ibpd = ibmr->pd;
+	return softhca_reg_user_mr(ibpd, start, length, iova, access, udata);
+}
+
+int softhca_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
+{
+	struct softhca_dev *sdev = to_sdev(ibmr->device);
+	struct softhca_mr *mr = to_smr(ibmr);
+
+	xa_erase(&sdev->mrs, ibmr->lkey >> 8);
+	softhca_mr_free(sdev, mr);
+	return 0;
+}

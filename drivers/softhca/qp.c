@@ -1,0 +1,294 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * softhca: queue pair creation, query and destruction.
+ *
+ * A QP owns up to two rings: the send queue (absent on XRC_TGT) and the
+ * receive queue (absent when the QP receives from an SRQ, and on both
+ * XRC types).  Ring sizes are powers of two at least as large as asked;
+ * the capabilities written back into the init attributes (and so into
+ * the create response) are what the rings really hold, which is what
+ * the verbs promise ("may be larger than requested").
+ *
+ * State changes live in qp_state.c.
+ */
+#include <linux/log2.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/uverbs_ioctl.h>
+
+#include "softhca.h"
+#include "wqe.h"
+
+static bool softhca_qp_has_sq(enum ib_qp_type type)
+{
+	return type != IB_QPT_XRC_TGT;
+}
+
+static bool softhca_qp_has_rq(const struct ib_qp_init_attr *init)
+{
+	return !init->srq && init->qp_type != IB_QPT_XRC_INI &&
+	       init->qp_type != IB_QPT_XRC_TGT;
+}
+
+static int softhca_qp_check_init(const struct ib_qp_init_attr *init,
+				 struct ib_udata *udata)
+{
+	const struct ib_qp_cap *cap = &init->cap;
+	const struct softhca_limits *lim = &softhca_limits;
+
+	switch (init->qp_type) {
+	case IB_QPT_RC:
+	case IB_QPT_UC:
+	case IB_QPT_UD:
+	case IB_QPT_XRC_INI:
+	case IB_QPT_XRC_TGT:
+		break;
+	case IB_QPT_GSI:
+		/* QP1 belongs to the kernel's MAD layer. */
+		if (udata)
+			return -EOPNOTSUPP;
+		break;
+	default:
+		return -EOPNOTSUPP;
+	}
+	if (init->create_flags)
+		return -EOPNOTSUPP;
+	if (softhca_qp_has_sq(init->qp_type) &&
+	    (cap->max_send_wr > lim->max_qp_wr ||
+	     cap->max_send_sge > lim->max_sge ||
+	     cap->max_inline_data > lim->max_inline))
+		return -EINVAL;
+	if (softhca_qp_has_rq(init) &&
+	    (cap->max_recv_wr > lim->max_qp_wr ||
+	     cap->max_recv_sge > lim->max_sge))
+		return -EINVAL;
+	return 0;
+}
+
+static void softhca_wq_init(struct softhca_wq *wq)
+{
+	spin_lock_init(&wq->lock);
+	wq->cons = 0;
+}
+
+/* Allocate the rings and write the real capacities back into @cap. */
+static int softhca_qp_alloc_rings(struct softhca_qp *qp,
+				  struct ib_qp_init_attr *init,
+				  struct ib_udata *udata)
+{
+	struct ib_qp_cap *cap = &init->cap;
+	u32 stride, entries;
+	int err;
+
+	softhca_wq_init(&qp->sq);
+	softhca_wq_init(&qp->rq);
+
+	if (softhca_qp_has_sq(init->qp_type)) {
+		entries = roundup_pow_of_two(max(cap->max_send_wr, 1U));
+		stride = softhca_send_stride(cap->max_send_sge,
+					     cap->max_inline_data);
+		err = softhca_ring_alloc(&qp->sq.ring, udata, entries, stride);
+		if (err)
+			return err;
+		qp->sq.max_sge = min_t(u32, softhca_limits.max_sge,
+				       (stride - SOFTHCA_SEND_WQE_HDR) /
+				       sizeof(struct softhca_sge));
+		qp->sq.max_inline = min_t(u32, softhca_limits.max_inline,
+					  stride - SOFTHCA_SEND_WQE_HDR);
+		cap->max_send_wr = entries;
+		cap->max_send_sge = qp->sq.max_sge;
+		cap->max_inline_data = qp->sq.max_inline;
+	} else {
+		cap->max_send_wr = 0;
+		cap->max_send_sge = 0;
+		cap->max_inline_data = 0;
+	}
+
+	if (softhca_qp_has_rq(init)) {
+		entries = roundup_pow_of_two(max(cap->max_recv_wr, 1U));
+		stride = softhca_recv_stride(cap->max_recv_sge);
+		err = softhca_ring_alloc(&qp->rq.ring, udata, entries, stride);
+		if (err)
+			goto err_sq;
+		qp->rq.max_sge = min_t(u32, softhca_limits.max_sge,
+				       (stride - sizeof(struct softhca_recv_wqe)) /
+				       sizeof(struct softhca_sge));
+		cap->max_recv_wr = entries;
+		cap->max_recv_sge = qp->rq.max_sge;
+	} else {
+		cap->max_recv_wr = 0;
+		cap->max_recv_sge = 0;
+	}
+	return 0;
+
+err_sq:
+	if (qp->sq.ring.buf)
+		softhca_ring_free(&qp->sq.ring);
+	return err;
+}
+
+static void softhca_qp_free_rings(struct softhca_qp *qp)
+{
+	if (qp->sq.ring.buf)
+		softhca_ring_free(&qp->sq.ring);
+	if (qp->rq.ring.buf)
+		softhca_ring_free(&qp->rq.ring);
+}
+
+/* Reserve a QP number; the QP becomes visible by number only when ready. */
+static int softhca_qpn_alloc(struct softhca_dev *sdev, enum ib_qp_type type,
+			     u32 *qpn)
+{
+	int err;
+
+	if (type == IB_QPT_GSI) {
+		*qpn = 1;
+		return xa_insert(&sdev->qps, 1, NULL, GFP_KERNEL);
+	}
+	/* 0 and 1 are the special QPs. */
+	err = xa_alloc_cyclic(&sdev->qps, qpn, NULL,
+			      XA_LIMIT(2, SOFTHCA_MAX_NUM), &sdev->next_qpn,
+			      GFP_KERNEL);
+	return err < 0 ? err : 0;
+}
+
+int softhca_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
+		      struct ib_udata *udata)
+{
+	struct softhca_dev *sdev = to_sdev(ibqp->device);
+	struct softhca_create_qp_resp resp = {};
+	struct softhca_qp *qp = to_sqp(ibqp);
+	u32 qpn;
+	int err;
+
+	err = softhca_qp_check_init(init, udata);
+	if (err)
+		return err;
+	err = softhca_check_udata_in(udata);
+	if (err)
+		return err;
+	if (udata && udata->outlen < sizeof(resp))
+		return -EINVAL;
+	if (!softhca_count_get(&sdev->num_qps, softhca_limits.max_qp))
+		return -ENOMEM;
+
+	mutex_init(&qp->state_lock);
+	qp->state = IB_QPS_RESET;
+	qp->attr.qp_state = IB_QPS_RESET;
+	qp->attr.path_mtu = IB_MTU_1024;
+	qp->attr.port_num = SOFTHCA_PORT;
+	qp->sq_sig_type = init->sq_sig_type;
+	qp->is_user = !!udata;
+	qp->srq = init->srq ? to_ssrq(init->srq) : NULL;
+	qp->xrcd = init->qp_type == IB_QPT_XRC_TGT ? init->xrcd : NULL;
+
+	err = softhca_qp_alloc_rings(qp, init, udata);
+	if (err)
+		goto err_count;
+	err = softhca_qpn_alloc(sdev, init->qp_type, &qpn);
+	if (err)
+		goto err_rings;
+	ibqp->qp_num = qpn;
+	qp->attr.cap = init->cap;
+
+	if (udata) {
+		resp.sq_offset = qp->sq.ring.mmap_offset;
+		resp.rq_offset = qp->rq.ring.mmap_offset;
+		resp.sq_size = qp->sq.ring.size;
+		resp.rq_size = qp->rq.ring.size;
+		resp.sq_entries = qp->sq.ring.entries;
+		resp.rq_entries = qp->rq.ring.entries;
+		resp.sq_stride = qp->sq.ring.stride;
+		resp.rq_stride = qp->rq.ring.stride;
+		resp.qpn = qpn;
+		err = ib_copy_to_udata(udata, &resp, sizeof(resp));
+		if (err)
+			goto err_qpn;
+	}
+	xa_store(&sdev->qps, qpn, qp, GFP_KERNEL);
+	return 0;
+
+err_qpn:
+	xa_erase(&sdev->qps, qpn);
+err_rings:
+	softhca_qp_free_rings(qp);
+err_count:
+	atomic_dec(&sdev->num_qps);
+	return err;
+}
+
+int softhca_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
+{
+	struct softhca_dev *sdev = to_sdev(ibqp->device);
+	struct softhca_qp *qp = to_sqp(ibqp);
+
+	xa_erase(&sdev->qps, ibqp->qp_num);
+	softhca_qp_free_rings(qp);
+	mutex_destroy(&qp->state_lock);
+	atomic_dec(&sdev->num_qps);
+	return 0;
+}
+
+int softhca_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		     struct ib_qp_init_attr *init)
+{
+	struct softhca_qp *qp = to_sqp(ibqp);
+
+	mutex_lock(&qp->state_lock);
+	*attr = qp->attr;
+	attr->qp_state = qp->state;
+	attr->cur_qp_state = qp->state;
+	attr->sq_draining = 0;
+	mutex_unlock(&qp->state_lock);
+
+	memset(init, 0, sizeof(*init));
+	init->qp_type = ibqp->qp_type;
+	init->send_cq = ibqp->send_cq;
+	init->recv_cq = ibqp->recv_cq;
+	init->srq = ibqp->srq;
+	init->xrcd = qp->xrcd;
+	init->cap = attr->cap;
+	init->sq_sig_type = qp->sq_sig_type;
+	return 0;
+}
+
+/*
+ * ib_uverbs' POST_SEND and POST_RECV commands, sent with no work
+ * requests, are the doorbells of a process's QP: the work itself is in
+ * the rings.  A QP in the error state flushes what was posted since the
+ * last flush (the library rings this doorbell when it sees
+ * SOFTHCA_WQ_F_ERROR).  Executing work is the engine's job; until it
+ * exists a doorbell on a working QP has nothing to start.  Kernel
+ * consumers' work requests are not accepted yet.
+ */
+static int softhca_doorbell(struct softhca_qp *qp)
+{
+	mutex_lock(&qp->state_lock);
+	if (qp->state == IB_QPS_ERR)
+		softhca_qp_flush(qp);
+	mutex_unlock(&qp->state_lock);
+	return 0;
+}
+
+int softhca_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
+		      const struct ib_send_wr **bad_wr)
+{
+	struct softhca_qp *qp = to_sqp(ibqp);
+
+	if (!qp->is_user || wr) {
+		*bad_wr = wr;
+		return -EOPNOTSUPP;
+	}
+	return softhca_doorbell(qp);
+}
+
+int softhca_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
+		      const struct ib_recv_wr **bad_wr)
+{
+	struct softhca_qp *qp = to_sqp(ibqp);
+
+	if (!qp->is_user || wr) {
+		*bad_wr = wr;
+		return -EOPNOTSUPP;
+	}
+	return softhca_doorbell(qp);
+}

@@ -1,0 +1,305 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * softhca: the QP state machine (modify_qp) and the flush.
+ *
+ * Which transitions exist, and which attributes each one requires and
+ * allows, is the IBA's table as ib_modify_qp_is_ok() encodes it; this
+ * file adds the range checks of each attribute and what a transition
+ * does to the queues:
+ *   any -> RESET  both work queues become empty: the kernel's consumer
+ *                 indices and the published ones go to 0 and the
+ *                 library zeroes its producer indices (it does so after
+ *                 the command succeeds, before it posts again);
+ *   any -> ERR    SOFTHCA_WQ_F_ERROR is raised in both rings and every
+ *                 outstanding WQE completes with IB_WC_WR_FLUSH_ERR;
+ *                 work posted later is flushed when the library rings
+ *                 the doorbell (it does whenever it sees the flag);
+ *   RTS -> SQD    the send queue drains; with the engine not yet moving
+ *                 data nothing is in flight, so the drain is complete
+ *                 at once and IB_EVENT_SQ_DRAINED is raised if asked.
+ *
+ * Locking: qp->state_lock (a mutex: this is always process context)
+ * serialises modify, query and flush.  The flush takes a queue's lock
+ * and, inside it, the CQ's lock.
+ */
+#include <rdma/ib_verbs.h>
+
+#include "softhca.h"
+
+#define SOFTHCA_QP_ACCESS (IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE | \
+			   IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC)
+
+static void softhca_qp_event(struct softhca_qp *qp, enum ib_event_type type)
+{
+	struct ib_event ev;
+
+	if (!qp->ibqp.event_handler)
+		return;
+	ev.device = qp->ibqp.device;
+	ev.element.qp = &qp->ibqp;
+	ev.event = type;
+	qp->ibqp.event_handler(&ev, qp->ibqp.qp_context);
+}
+
+/* Range checks the state table does not make. */
+static int softhca_qp_check_attr(struct softhca_qp *qp,
+				 const struct ib_qp_attr *attr, int mask)
+{
+	if ((mask & IB_QP_PORT) && attr->port_num != SOFTHCA_PORT)
+		return -EINVAL;
+	if ((mask & IB_QP_PKEY_INDEX) && attr->pkey_index != 0)
+		return -EINVAL;
+	if ((mask & IB_QP_ACCESS_FLAGS) &&
+	    (attr->qp_access_flags & ~SOFTHCA_QP_ACCESS))
+		return -EINVAL;
+	if ((mask & IB_QP_PATH_MTU) &&
+	    (attr->path_mtu < IB_MTU_256 || attr->path_mtu > IB_MTU_4096))
+		return -EINVAL;
+	if ((mask & IB_QP_TIMEOUT) && attr->timeout > 31)
+		return -EINVAL;
+	if ((mask & IB_QP_RETRY_CNT) && attr->retry_cnt > 7)
+		return -EINVAL;
+	if ((mask & IB_QP_RNR_RETRY) && attr->rnr_retry > 7)
+		return -EINVAL;
+	if ((mask & IB_QP_MIN_RNR_TIMER) && attr->min_rnr_timer > 31)
+		return -EINVAL;
+	if ((mask & IB_QP_MAX_QP_RD_ATOMIC) &&
+	    attr->max_rd_atomic > SOFTHCA_MAX_RD_ATOMIC)
+		return -EINVAL;
+	if ((mask & IB_QP_MAX_DEST_RD_ATOMIC) &&
+	    attr->max_dest_rd_atomic > SOFTHCA_MAX_RD_ATOMIC)
+		return -EINVAL;
+	if ((mask & IB_QP_DEST_QPN) && attr->dest_qp_num > SOFTHCA_MAX_NUM)
+		return -EINVAL;
+	if ((mask & IB_QP_SQ_PSN) && attr->sq_psn > SOFTHCA_MAX_NUM)
+		return -EINVAL;
+	if ((mask & IB_QP_RQ_PSN) && attr->rq_psn > SOFTHCA_MAX_NUM)
+		return -EINVAL;
+	if (mask & IB_QP_AV) {
+		if (attr->ah_attr.type != RDMA_AH_ATTR_TYPE_ROCE ||
+		    rdma_ah_get_port_num(&attr->ah_attr) != SOFTHCA_PORT ||
+		    !(rdma_ah_get_ah_flags(&attr->ah_attr) & IB_AH_GRH))
+			return -EINVAL;
+	}
+	/* No alternate path (APM), no rate limiting. */
+	if (mask & (IB_QP_ALT_PATH | IB_QP_RATE_LIMIT))
+		return -EOPNOTSUPP;
+	if ((mask & IB_QP_PATH_MIG_STATE) &&
+	    attr->path_mig_state != IB_MIG_MIGRATED)
+		return -EOPNOTSUPP;
+	return 0;
+}
+
+/* Record what was set, for query_qp. */
+static void softhca_qp_store_attr(struct softhca_qp *qp,
+				  const struct ib_qp_attr *attr, int mask)
+{
+	struct ib_qp_attr *a = &qp->attr;
+
+	if (mask & IB_QP_EN_SQD_ASYNC_NOTIFY)
+		a->en_sqd_async_notify = attr->en_sqd_async_notify;
+	if (mask & IB_QP_ACCESS_FLAGS)
+		a->qp_access_flags = attr->qp_access_flags;
+	if (mask & IB_QP_PKEY_INDEX)
+		a->pkey_index = attr->pkey_index;
+	if (mask & IB_QP_PORT)
+		a->port_num = attr->port_num;
+	if (mask & IB_QP_QKEY)
+		a->qkey = attr->qkey;
+	if (mask & IB_QP_AV) {
+		a->ah_attr = attr->ah_attr;
+		/* ib_core owns the GID attribute reference, not us. */
+		a->ah_attr.grh.sgid_attr = NULL;
+	}
+	if (mask & IB_QP_PATH_MTU)
+		a->path_mtu = attr->path_mtu;
+	if (mask & IB_QP_TIMEOUT)
+		a->timeout = attr->timeout;
+	if (mask & IB_QP_RETRY_CNT)
+		a->retry_cnt = attr->retry_cnt;
+	if (mask & IB_QP_RNR_RETRY)
+		a->rnr_retry = attr->rnr_retry;
+	if (mask & IB_QP_RQ_PSN)
+		a->rq_psn = attr->rq_psn;
+	if (mask & IB_QP_MAX_QP_RD_ATOMIC)
+		a->max_rd_atomic = attr->max_rd_atomic;
+	if (mask & IB_QP_MIN_RNR_TIMER)
+		a->min_rnr_timer = attr->min_rnr_timer;
+	if (mask & IB_QP_SQ_PSN)
+		a->sq_psn = attr->sq_psn;
+	if (mask & IB_QP_MAX_DEST_RD_ATOMIC)
+		a->max_dest_rd_atomic = attr->max_dest_rd_atomic;
+	if (mask & IB_QP_PATH_MIG_STATE)
+		a->path_mig_state = attr->path_mig_state;
+	if (mask & IB_QP_DEST_QPN)
+		a->dest_qp_num = attr->dest_qp_num;
+}
+
+static void softhca_wq_set_flag(struct softhca_wq *wq, u32 flag, bool on)
+{
+	struct softhca_wq_hdr *hdr;
+
+	if (!wq->ring.entries)
+		return;
+	hdr = softhca_ring_hdr(&wq->ring);
+	spin_lock_bh(&wq->lock);
+	/* The kernel is the only writer of flags; its old value is ours. */
+	WRITE_ONCE(hdr->flags, on ? flag : 0);
+	spin_unlock_bh(&wq->lock);
+}
+
+static void softhca_wq_reset(struct softhca_wq *wq)
+{
+	struct softhca_wq_hdr *hdr;
+
+	if (!wq->ring.entries)
+		return;
+	hdr = softhca_ring_hdr(&wq->ring);
+	spin_lock_bh(&wq->lock);
+	wq->cons = 0;
+	/* Pairs with the library's load-acquire of cons. */
+	smp_store_release(&hdr->cons, 0);
+	WRITE_ONCE(hdr->flags, 0);
+	spin_unlock_bh(&wq->lock);
+}
+
+/*
+ * Complete every WQE in [cons, prod) of @wq with WR_FLUSH_ERR.  Only the
+ * wr_id of each slot is read, with one 8-byte load: nothing else of the
+ * slot matters to a flush.  Return: false if the producer index was
+ * impossible (the caller raises QP_FATAL), true otherwise.
+ */
+static bool softhca_wq_flush(struct softhca_qp *qp, struct softhca_wq *wq,
+			     struct ib_cq *ibcq, bool send)
+{
+	struct softhca_wq_hdr *hdr;
+	struct softhca_cqe cqe;
+	int n, i;
+	u32 prod;
+
+	if (!wq->ring.entries || !ibcq)
+		return true;
+	hdr = softhca_ring_hdr(&wq->ring);
+	memset(&cqe, 0, sizeof(cqe));
+	cqe.status = IB_WC_WR_FLUSH_ERR;
+	cqe.opcode = send ? IB_WC_SEND : IB_WC_RECV;
+	cqe.qp_num = qp->ibqp.qp_num;
+
+	spin_lock_bh(&wq->lock);
+	/* Pairs with the library's store-release of prod. */
+	prod = smp_load_acquire(&hdr->prod);
+	n = softhca_ring_posted(prod, wq->cons, wq->ring.entries);
+	for (i = 0; i < n; i++) {
+		cqe.wr_id = READ_ONCE(*(u64 *)softhca_ring_slot(&wq->ring,
+								wq->cons));
+		if (softhca_cq_push(to_scq(ibcq), &cqe, false))
+			break;	/* the CQ overran and is dead */
+		wq->cons++;
+	}
+	/*
+	 * The slots are free once the kernel has read them: the release
+	 * orders our wr_id loads before the library's reuse of the slots
+	 * (it load-acquires cons).
+	 */
+	smp_store_release(&hdr->cons, wq->cons);
+	spin_unlock_bh(&wq->lock);
+	return n >= 0;
+}
+
+/**
+ * softhca_qp_flush - complete a QP's outstanding work with WR_FLUSH_ERR
+ * @qp: a QP in the error state; caller holds qp->state_lock
+ *
+ * The entry point the engine also uses when it moves a QP to ERR.  An
+ * SRQ's WQEs are not the QP's and stay where they are.
+ */
+void softhca_qp_flush(struct softhca_qp *qp)
+{
+	bool ok;
+
+	lockdep_assert_held(&qp->state_lock);
+	ok = softhca_wq_flush(qp, &qp->sq, qp->ibqp.send_cq, true);
+	ok &= softhca_wq_flush(qp, &qp->rq, qp->ibqp.recv_cq, false);
+	if (!ok)
+		softhca_qp_event(qp, IB_EVENT_QP_FATAL);
+}
+
+static void softhca_qp_enter_err(struct softhca_qp *qp)
+{
+	WRITE_ONCE(qp->state, IB_QPS_ERR);
+	softhca_wq_set_flag(&qp->sq, SOFTHCA_WQ_F_ERROR, true);
+	softhca_wq_set_flag(&qp->rq, SOFTHCA_WQ_F_ERROR, true);
+	softhca_qp_flush(qp);
+}
+
+/**
+ * softhca_qp_fatal - the QP broke (a corrupted ring, a protocol error)
+ * @qp: the QP; caller does not hold qp->state_lock
+ *
+ * Moves it to ERR, flushes it and tells its owner with IB_EVENT_QP_FATAL.
+ */
+void softhca_qp_fatal(struct softhca_qp *qp)
+{
+	mutex_lock(&qp->state_lock);
+	if (qp->state != IB_QPS_ERR && qp->state != IB_QPS_RESET)
+		softhca_qp_enter_err(qp);
+	mutex_unlock(&qp->state_lock);
+	softhca_qp_event(qp, IB_EVENT_QP_FATAL);
+}
+
+int softhca_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		      struct ib_udata *udata)
+{
+	struct softhca_qp *qp = to_sqp(ibqp);
+	enum ib_qp_state cur, new;
+	bool drained = false;
+	int err;
+
+	if (mask & ~IB_QP_ATTR_STANDARD_BITS)
+		return -EOPNOTSUPP;
+	err = softhca_check_udata_in(udata);
+	if (err)
+		return err;
+
+	mutex_lock(&qp->state_lock);
+	cur = qp->state;
+	if ((mask & IB_QP_CUR_STATE) && attr->cur_qp_state != cur) {
+		err = -EINVAL;
+		goto out;
+	}
+	new = (mask & IB_QP_STATE) ? attr->qp_state : cur;
+	if (!ib_modify_qp_is_ok(cur, new, ibqp->qp_type, mask)) {
+		err = -EINVAL;
+		goto out;
+	}
+	err = softhca_qp_check_attr(qp, attr, mask);
+	if (err)
+		goto out;
+
+	softhca_qp_store_attr(qp, attr, mask);
+	if (!(mask & IB_QP_STATE) || new == cur)
+		goto out;
+
+	switch (new) {
+	case IB_QPS_RESET:
+		softhca_wq_reset(&qp->sq);
+		softhca_wq_reset(&qp->rq);
+		WRITE_ONCE(qp->state, IB_QPS_RESET);
+		break;
+	case IB_QPS_ERR:
+		softhca_qp_enter_err(qp);
+		break;
+	case IB_QPS_SQD:
+		WRITE_ONCE(qp->state, new);
+		drained = qp->attr.en_sqd_async_notify;
+		break;
+	default:
+		WRITE_ONCE(qp->state, new);
+		break;
+	}
+out:
+	mutex_unlock(&qp->state_lock);
+	if (drained)
+		softhca_qp_event(qp, IB_EVENT_SQ_DRAINED);
+	return err;
+}
