@@ -127,8 +127,8 @@ struct softhca_wq_hdr {
  * offsets for every opcode) followed by the data area: num_sge
  * scatter/gather entries, or inline_len bytes of inline data when
  * SOFTHCA_WQE_F_INLINE is set (then num_sge is zero; inline data is
-	__u32 imm_data;		/* immediate (network order) or invalidate rkey */
- * smallest power of two >= 64 that holds the header plus the QP's
+ * allowed for SEND and RDMA WRITE opcodes, not for READ or atomics).
+ * The slot size (sq_stride) is the smallest power of two >= 64 that holds the header plus the QP's
  * max_send_sge SGEs or max_inline_data bytes; a one-SGE WQE of any
  * opcode fits in 64 bytes.
  */
@@ -144,7 +144,7 @@ struct softhca_send_ctrl {
 	__u8 flags;		/* SOFTHCA_WQE_F_* */
 	__u8 num_sge;		/* SGEs in the data area (not inline) */
 	__u8 reserved;		/* must be zero */
-	__u32 imm_data;		/* immediate data (network order) or invalidate rkey */
+	__u32 imm_data;		/* immediate (network order) or invalidate rkey */
 };
 
 /*
