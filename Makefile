@@ -32,7 +32,7 @@ CFLAGS  ?= -O2 -g
 WFLAGS  := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
 override CFLAGS += $(WFLAGS) -std=gnu11 -D_GNU_SOURCE -Iuapi -Ilib
 
-LIB_SRCS := lib/cmd.c lib/device.c lib/pd.c lib/query.c lib/sysfs.c
+LIB_SRCS := $(sort $(wildcard lib/*.c))
 LIB_OBJS := $(LIB_SRCS:%.c=$(B)/%.o)
 LIB_PIC  := $(LIB_SRCS:%.c=$(B)/pic/%.o)
 LIBSO    := $(B)/lib/libsofthca.so.$(SOVERSION)

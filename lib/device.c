@@ -229,6 +229,18 @@ SHCA_EXPORT struct ibv_context *ibv_open_device(struct ibv_device *device)
 
 	ctx->vctx.sz = sizeof(ctx->vctx);
 	ctx->vctx.query_port = shca_query_port_ex;
+	ctx->vctx.create_cq_ex = shca_create_cq_ex;
+	ctx->vctx.create_qp_ex = shca_create_qp_ex;
+	ctx->vctx.create_srq_ex = shca_create_srq_ex;
+	ctx->vctx.get_srq_num = shca_get_srq_num;
+	ctx->vctx.open_xrcd = shca_open_xrcd;
+	ctx->vctx.close_xrcd = shca_close_xrcd;
+	/* The data path: ring accesses, no system call (cq_poll.c, qp_post.c). */
+	ctx->vctx.context.ops.poll_cq = shca_poll_cq;
+	ctx->vctx.context.ops.req_notify_cq = shca_req_notify_cq;
+	ctx->vctx.context.ops.post_send = shca_post_send;
+	ctx->vctx.context.ops.post_recv = shca_post_recv;
+	ctx->vctx.context.ops.post_srq_recv = shca_post_srq_recv;
 	ctx->vctx.context.device = device;
 	ctx->vctx.context.cmd_fd = fd;
 	ctx->vctx.context.abi_compat = __VERBS_ABI_IS_EXTENDED;

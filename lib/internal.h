@@ -5,13 +5,17 @@
  *
  * File map: sysfs.c (reading /sys), cmd.c (ib_uverbs write() commands),
  * device.c (discovery, open/close), query.c (device/port/GID queries),
- * pd.c (protection domains).
+ * pd.c (protection domains), ring.c (mapping rings), mr.c, cq.c (CQs,
+ * comp channels), cq_poll.c (the CQ ring consumer), qp.c, qp_post.c (the
+ * SQ/RQ ring producers), srq.c, ah.c, xrcd.c, event.c (async events),
+ * strings.c (string helpers), misc.c (calls softhca does not support).
  */
 #ifndef SOFTHCA_LIB_INTERNAL_H
 #define SOFTHCA_LIB_INTERNAL_H
 
 #include <errno.h>
 #include <stddef.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <infiniband/verbs.h>
 #include <rdma/ib_user_verbs.h>
@@ -32,6 +36,85 @@ struct shca_context {
 	const volatile struct softhca_ctx_page *ctx_page;
 	size_t ctx_page_len;
 };
+
+/* A mapped ring (ring.c). */
+struct shca_ring {
+	void *map;
+	size_t map_len;
+	uint8_t *slots;
+	uint32_t entries;		/* power of two, 0: no ring */
+	uint32_t stride;
+};
+
+/* A work queue the library produces into (SQ, RQ, SRQ). */
+struct shca_wq {
+	struct shca_ring ring;
+	struct softhca_wq_hdr *hdr;
+	pthread_spinlock_t lock;
+	uint32_t prod;			/* private copy of hdr->prod */
+	uint32_t max_sge;
+	uint32_t max_inline;
+};
+
+struct shca_cq {
+	struct ibv_cq_ex cqx;		/* ibv_cq is its first member */
+	struct shca_ring ring;
+	struct softhca_cq_hdr *hdr;
+	pthread_spinlock_t lock;
+	uint32_t cons;			/* private consumer index */
+	const struct softhca_cqe *cur;	/* ibv_cq_ex iteration */
+	uint64_t wc_flags;		/* what create_cq_ex asked to read */
+};
+
+struct shca_qp {
+	struct ibv_qp_ex qpx;		/* ibv_qp is its first member */
+	struct shca_wq sq;
+	struct shca_wq rq;
+	int sq_sig_all;
+};
+
+struct shca_xrcd {
+	struct ibv_xrcd ibxrcd;
+	uint32_t handle;
+};
+
+struct shca_srq {
+	struct ibv_srq ibsrq;
+	struct shca_wq rq;
+	enum ibv_srq_type type;
+	uint32_t srqn;
+};
+
+static inline struct shca_xrcd *to_shca_xrcd(struct ibv_xrcd *x)
+{
+	return (struct shca_xrcd *)x;
+}
+
+struct shca_ah {
+	struct ibv_ah ibah;
+	uint32_t ah_num;
+};
+
+static inline struct shca_cq *to_shca_cq(struct ibv_cq *cq)
+{
+	return (struct shca_cq *)cq;
+}
+
+static inline struct shca_qp *to_shca_qp(struct ibv_qp *qp)
+{
+	return (struct shca_qp *)qp;
+}
+
+static inline struct shca_srq *to_shca_srq(struct ibv_srq *srq)
+{
+	return (struct shca_srq *)srq;
+}
+
+/* The first byte of the slot for free-running index @i. */
+static inline void *shca_slot(const struct shca_ring *r, uint32_t i)
+{
+	return r->slots + (size_t)(i & (r->entries - 1)) * r->stride;
+}
 
 static inline struct shca_device *to_shca_device(struct ibv_device *d)
 {
@@ -69,6 +152,42 @@ static inline int shca_destroy_err(int err)
 
 /* device.c */
 void shca_device_put(struct shca_device *dev);
+
+/* ring.c */
+int shca_ring_map(struct shca_ring *r, int fd, uint64_t offset, size_t len,
+		  uint32_t entries, uint32_t stride);
+void shca_ring_unmap(struct shca_ring *r);
+int shca_wq_init(struct shca_wq *wq, int fd, uint64_t offset, size_t len,
+		 uint32_t entries, uint32_t stride);
+void shca_wq_destroy(struct shca_wq *wq);
+
+/* Wait until every event the kernel reported for an object was acked. */
+void shca_wait_events(pthread_mutex_t *mutex, pthread_cond_t *cond,
+		      const uint32_t *acked, uint32_t reported);
+
+/* The ops table entries (ibv_context_ops / verbs_context). */
+int shca_poll_cq(struct ibv_cq *cq, int num, struct ibv_wc *wc);
+int shca_req_notify_cq(struct ibv_cq *cq, int solicited_only);
+int shca_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
+		   struct ibv_send_wr **bad_wr);
+int shca_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr,
+		   struct ibv_recv_wr **bad_wr);
+int shca_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr,
+		       struct ibv_recv_wr **bad_wr);
+int shca_wq_post_recv(struct shca_wq *wq, struct ibv_recv_wr *wr,
+		      struct ibv_recv_wr **bad_wr);
+void shca_cq_ex_init(struct shca_cq *cq);
+struct ibv_cq_ex *shca_create_cq_ex(struct ibv_context *context,
+				    struct ibv_cq_init_attr_ex *attr);
+struct ibv_qp *shca_create_qp_ex(struct ibv_context *context,
+				 struct ibv_qp_init_attr_ex *attr);
+struct ibv_srq *shca_create_srq_ex(struct ibv_context *context,
+				   struct ibv_srq_init_attr_ex *attr);
+int shca_get_srq_num(struct ibv_srq *srq, uint32_t *srq_num);
+struct ibv_xrcd *shca_open_xrcd(struct ibv_context *context,
+				struct ibv_xrcd_init_attr *attr);
+int shca_close_xrcd(struct ibv_xrcd *xrcd);
+uint32_t shca_ah_num(struct ibv_ah *ah);
 
 /* query.c: verbs_context.query_port */
 int shca_query_port_ex(struct ibv_context *context, uint8_t port_num,

@@ -1,0 +1,202 @@
+// SPDX-License-Identifier: GPL-2.0-only OR MIT
+/*
+ * libsofthca: the rest of the libibverbs API.
+ *
+ * GID entries are read from sysfs.  Calls for features softhca does not
+ * have (multicast, importing objects, ECE, address resolution from a
+ * GID) exist so that every libibverbs program links, and fail with
+ * EOPNOTSUPP (NULL with errno, or the errno value, as each man page
+ * specifies).
+ */
+#include <errno.h>
+#include <net/if.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "internal.h"
+
+/* Copy-on-write of pinned pages is safe on every kernel softhca runs on. */
+SHCA_EXPORT int ibv_fork_init(void)
+{
+	return 0;
+}
+
+SHCA_EXPORT enum ibv_fork_status ibv_is_fork_initialized(void)
+{
+	return IBV_FORK_UNNEEDED;
+}
+
+/* The kernel index is not in sysfs; ibv_get_device_index(3): -1. */
+SHCA_EXPORT int ibv_get_device_index(struct ibv_device *device)
+{
+	(void)device;
+	return -1;
+}
+
+SHCA_EXPORT int ibv_get_pkey_index(struct ibv_context *context,
+				   uint8_t port_num, __be16 pkey)
+{
+	__be16 p;
+	int i;
+
+	for (i = 0; !ibv_query_pkey(context, port_num, i, &p); i++)
+		if (p == pkey)
+			return i;
+	return -1;
+}
+
+static int shca_gid_type(struct ibv_context *context, uint32_t port,
+			 unsigned int index, enum ibv_gid_type *type)
+{
+	char path[IBV_SYSFS_PATH_MAX + 64], buf[32];
+
+	snprintf(path, sizeof(path), "%s/ports/%u/gid_attrs/types/%u",
+		 context->device->ibdev_path, port, index);
+	if (shca_sysfs_read(path, buf, sizeof(buf)) <= 0)
+		return ENODATA;
+	if (!strcmp(buf, "RoCE v2"))
+		*type = IBV_GID_TYPE_ROCE_V2;
+	else if (!strcmp(buf, "IB/RoCE v1"))
+		*type = IBV_GID_TYPE_ROCE_V1;
+	else
+		*type = IBV_GID_TYPE_IB;
+	return 0;
+}
+
+SHCA_EXPORT int _ibv_query_gid_ex(struct ibv_context *context,
+				  uint32_t port_num, uint32_t gid_index,
+				  struct ibv_gid_entry *entry, uint32_t flags,
+				  size_t entry_size)
+{
+	char path[IBV_SYSFS_PATH_MAX + 64], buf[IFNAMSIZ + 1];
+	static const union ibv_gid zero;
+
+	if (flags || entry_size < sizeof(*entry) || port_num > UINT8_MAX ||
+	    gid_index > INT32_MAX)
+		return EINVAL;
+	if (ibv_query_gid(context, (uint8_t)port_num, (int)gid_index,
+			  &entry->gid))
+		return errno;
+	/* ibv_query_gid_ex(3): an empty entry is ENODATA. */
+	if (!memcmp(&entry->gid, &zero, sizeof(zero)))
+		return ENODATA;
+	entry->gid_index = gid_index;
+	entry->port_num = port_num;
+	if (shca_gid_type(context, port_num, gid_index, &entry->gid_type))
+		return ENODATA;
+	snprintf(path, sizeof(path), "%s/ports/%u/gid_attrs/ndevs/%u",
+		 context->device->ibdev_path, port_num, gid_index);
+	entry->ndev_ifindex = 0;
+	if (shca_sysfs_read(path, buf, sizeof(buf)) > 0)
+		entry->ndev_ifindex = if_nametoindex(buf);
+	return 0;
+}
+
+SHCA_EXPORT ssize_t _ibv_query_gid_table(struct ibv_context *context,
+					 struct ibv_gid_entry *entries,
+					 size_t max_entries, uint32_t flags,
+					 size_t entry_size)
+{
+	struct ibv_port_attr pattr;
+	size_t n = 0;
+	int i, err;
+
+	if (flags || entry_size < sizeof(*entries))
+		return -EINVAL;
+	if (ibv_query_port(context, 1, &pattr))
+		return -errno;
+	for (i = 0; i < pattr.gid_tbl_len; i++) {
+		struct ibv_gid_entry e;
+
+		err = _ibv_query_gid_ex(context, 1, (uint32_t)i, &e, 0,
+					sizeof(e));
+		if (err == ENODATA)
+			continue;
+		if (err)
+			return -err;
+		if (n == max_entries)
+			return -EINVAL;
+		memcpy((char *)entries + n * entry_size, &e, sizeof(e));
+		n++;
+	}
+	return (ssize_t)n;
+}
+
+SHCA_EXPORT int ibv_attach_mcast(struct ibv_qp *qp, const union ibv_gid *gid,
+				 uint16_t lid)
+{
+	(void)qp; (void)gid; (void)lid;
+	return EOPNOTSUPP;
+}
+
+SHCA_EXPORT int ibv_detach_mcast(struct ibv_qp *qp, const union ibv_gid *gid,
+				 uint16_t lid)
+{
+	(void)qp; (void)gid; (void)lid;
+	return EOPNOTSUPP;
+}
+
+SHCA_EXPORT int ibv_resolve_eth_l2_from_gid(struct ibv_context *context,
+					    struct ibv_ah_attr *attr,
+					    uint8_t eth_mac[6], uint16_t *vid)
+{
+	(void)context; (void)attr; (void)eth_mac; (void)vid;
+	return EOPNOTSUPP;
+}
+
+SHCA_EXPORT struct ibv_context *ibv_import_device(int cmd_fd)
+{
+	(void)cmd_fd;
+	errno = EOPNOTSUPP;
+	return NULL;
+}
+
+SHCA_EXPORT struct ibv_pd *ibv_import_pd(struct ibv_context *context,
+					 uint32_t pd_handle)
+{
+	(void)context; (void)pd_handle;
+	errno = EOPNOTSUPP;
+	return NULL;
+}
+
+SHCA_EXPORT void ibv_unimport_pd(struct ibv_pd *pd)
+{
+	(void)pd;
+}
+
+SHCA_EXPORT struct ibv_mr *ibv_import_mr(struct ibv_pd *pd, uint32_t mr_handle)
+{
+	(void)pd; (void)mr_handle;
+	errno = EOPNOTSUPP;
+	return NULL;
+}
+
+SHCA_EXPORT void ibv_unimport_mr(struct ibv_mr *mr)
+{
+	(void)mr;
+}
+
+SHCA_EXPORT struct ibv_dm *ibv_import_dm(struct ibv_context *context,
+					 uint32_t dm_handle)
+{
+	(void)context; (void)dm_handle;
+	errno = EOPNOTSUPP;
+	return NULL;
+}
+
+SHCA_EXPORT void ibv_unimport_dm(struct ibv_dm *dm)
+{
+	(void)dm;
+}
+
+SHCA_EXPORT int ibv_set_ece(struct ibv_qp *qp, struct ibv_ece *ece)
+{
+	(void)qp; (void)ece;
+	return EOPNOTSUPP;
+}
+
+SHCA_EXPORT int ibv_query_ece(struct ibv_qp *qp, struct ibv_ece *ece)
+{
+	(void)qp; (void)ece;
+	return EOPNOTSUPP;
+}
