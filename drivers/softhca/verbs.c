@@ -24,6 +24,7 @@ const struct ib_device_ops softhca_dev_ops = {
 	.alloc_ucontext = softhca_alloc_ucontext,
 	.alloc_xrcd = softhca_alloc_xrcd,
 	.create_ah = softhca_create_ah,
+	.create_user_ah = softhca_create_ah,
 	.create_cq = softhca_create_cq,
 	.create_qp = softhca_create_qp,
 	.create_srq = softhca_create_srq,
