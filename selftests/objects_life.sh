@@ -1,0 +1,66 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# Object lifetime: a killed process leaves nothing behind, 10,000
+# create/destroy cycles leak nothing, two processes cannot reach each
+# other's objects, scribbling over every ring page cannot hurt the kernel
+# (run-guest fails the run on any kernel splat).
+. "$(dirname "$0")/lib.sh"
+
+STRESS="$SELFTESTS/objects_stress"
+export SOFTHCA_DEV=sh0
+
+# "pd 1 cq 2 ..." -> the count for one resource type of sh0.
+res_count() {
+	rdma resource show 2>/dev/null | awk -v k="$1" '
+		/sh0:/ { for (i = 1; i < NF; i++) if ($i == k) print $(i + 1) }'
+}
+
+killed_process_cleans_up() {
+	fifo=$(mktemp -u) && mkfifo "$fifo"
+	"$STRESS" hold > "$fifo" &
+	pid=$!
+	read -r line < "$fifo"
+	rm -f "$fifo"
+	[ "$line" = ready ] || { echo "holder did not start: $line"; return 1; }
+	qp=$(res_count qp) cq=$(res_count cq) mr=$(res_count mr)
+	echo "NOTE: held: qp $qp cq $cq mr $mr srq $(res_count srq) pd $(res_count pd)"
+	[ "$qp" -ge 2 ] && [ "$cq" -ge 1 ] && [ "$mr" -ge 1 ] || { echo "objects not seen"; return 1; }
+	kill -9 $pid
+	wait $pid 2>/dev/null
+	wait_for 5 sh -c '[ "$(rdma resource show 2>/dev/null | grep -c "sh0:.* qp 0 ")" -eq 1 ]'
+	for k in pd cq qp mr srq ctx; do
+		n=$(res_count $k)
+		[ "${n:-0}" -eq 0 ] || { echo "$k left behind: $n"; rdma resource show; return 1; }
+	done
+}
+
+sunreclaim() {
+	awk '/^SUnreclaim:/ { print $2 }' /proc/meminfo
+}
+
+cycles_no_leak() {
+	"$STRESS" cycles 500 || return 1	# warm the slab caches
+	before=$(sunreclaim)
+	start=$(date +%s)
+	"$STRESS" cycles 10000 || return 1
+	after=$(sunreclaim)
+	growth=$((after - before))
+	echo "NOTE: 10000 cycles (pd-scoped cq, srq, mr, 2 qps, ah) in $(($(date +%s) - start)) s; SUnreclaim ${before} -> ${after} kB (${growth} kB)"
+	[ "$growth" -lt 1024 ] || { echo "unreclaimable slab grew ${growth} kB"; return 1; }
+	for k in cq qp mr srq; do
+		[ "$(res_count $k)" -eq 0 ] || { echo "$k left behind"; return 1; }
+	done
+}
+
+modprobe softhca
+veth_up sv0 sv1
+rdma link add sh0 type softhca netdev sv0
+wait_for 5 sh -c 'grep -qsv "^0000:0000:0000:0000:0000:0000:0000:0000$" /sys/class/infiniband/sh0/ports/1/gids/0'
+
+t killed_process_leaves_nothing killed_process_cleans_up
+t create_destroy_10000_cycles_no_leak cycles_no_leak
+t two_processes_isolated "$STRESS" isolate
+t ring_scribbler_no_kernel_damage "$STRESS" scribble 10
+t module_unloads_after sh -c 'rdma link delete sh0 && rmmod softhca'
+cleanup_all
+tap_done
