@@ -22,7 +22,9 @@ iproute2_add_del() {
 	[ "$(cat /sys/class/infiniband/sh0/hca_type)" = softhca ] || return 1
 	u=$(uverbs_of sh0) || { echo "no uverbs node"; return 1; }
 	[ -c "/dev/infiniband/$u" ] || { echo "/dev/infiniband/$u missing"; return 1; }
-	[ "$(cat /sys/class/infiniband_verbs/$u/abi_version)" = 1 ] || return 1
+	abi=$(awk '/define SOFTHCA_UVERBS_ABI_VERSION/ { print $3 }' "$REPO/uapi/rdma/softhca-abi.h")
+	[ "$(cat /sys/class/infiniband_verbs/$u/abi_version)" = "$abi" ] ||
+		{ echo "abi_version $(cat /sys/class/infiniband_verbs/$u/abi_version), want $abi"; rdma link delete sh0; return 1; }
 	rdma link delete sh0 || return 1
 	! dev_exists sh0 || { echo "still there"; return 1; }
 	! uverbs_of sh0 || { echo "uverbs node left"; return 1; }

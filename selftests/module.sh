@@ -7,7 +7,7 @@
 modinfo_ok() {
 	info=$(modinfo softhca) || return 1
 	for want in "license:        GPL" "version:        0.1.0" \
-		    "alias:          rdma-link-softhca" "depends:        ib_core" \
+		    "alias:          rdma-link-softhca" "depends:        ib_uverbs,ib_core" \
 		    "description:    softhca"; do
 		case "$info" in
 		*"$want"*) ;;
