@@ -27,13 +27,9 @@ int softhca_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
 	    rdma_ah_get_port_num(attr) != SOFTHCA_PORT ||
 	    !(rdma_ah_get_ah_flags(attr) & IB_AH_GRH))
 		return -EINVAL;
-	if (udata) {
-		err = softhca_check_udata_in(udata);
-		if (err)
-			return err;
-		if (udata->outlen < sizeof(resp))
-			return -EINVAL;
-	}
+	err = softhca_check_udata(udata, sizeof(resp));
+	if (err)
+		return err;
 	if (!softhca_count_get(&sdev->num_ahs, softhca_limits.max_ah))
 		return -ENOMEM;
 

@@ -44,11 +44,9 @@ int softhca_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		return -EINVAL;
 	if (attr->comp_vector >= ibcq->device->num_comp_vectors)
 		return -EINVAL;
-	err = softhca_check_udata_in(udata);
+	err = softhca_check_udata(udata, sizeof(resp));
 	if (err)
 		return err;
-	if (udata && udata->outlen < sizeof(resp))
-		return -EINVAL;
 	if (!softhca_count_get(&sdev->num_cqs, softhca_limits.max_cq))
 		return -ENOMEM;
 
@@ -280,11 +278,9 @@ int softhca_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
 
 	if (cqe < 1 || cqe > softhca_limits.max_cqe)
 		return -EINVAL;
-	err = softhca_check_udata_in(udata);
+	err = softhca_check_udata(udata, sizeof(resp));
 	if (err)
 		return err;
-	if (udata && udata->outlen < sizeof(resp))
-		return -EINVAL;
 
 	entries = softhca_cq_entries(cqe);
 	err = softhca_ring_alloc(&nring, udata, entries,

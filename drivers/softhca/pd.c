@@ -12,16 +12,15 @@
 int softhca_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 {
 	struct softhca_dev *sdev = to_sdev(ibpd->device);
+	int err;
 
 	/* Nothing is defined for alloc_pd's driver data, in either way. */
-	if (udata && udata->inlen &&
-	    !ib_is_udata_cleared(udata, 0, udata->inlen))
-		return -EINVAL;
+	err = softhca_check_udata_in(udata);
+	if (err)
+		return err;
 
-	if (atomic_inc_return(&sdev->num_pds) > softhca_limits.max_pd) {
-		atomic_dec(&sdev->num_pds);
+	if (!softhca_count_get(&sdev->num_pds, softhca_limits.max_pd))
 		return -ENOMEM;
-	}
 	return 0;
 }
 

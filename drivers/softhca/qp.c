@@ -121,17 +121,14 @@ static int softhca_qp_alloc_rings(struct softhca_qp *qp,
 	return 0;
 
 err_sq:
-	if (qp->sq.ring.buf)
-		softhca_ring_free(&qp->sq.ring);
+	softhca_ring_free(&qp->sq.ring);
 	return err;
 }
 
 static void softhca_qp_free_rings(struct softhca_qp *qp)
 {
-	if (qp->sq.ring.buf)
-		softhca_ring_free(&qp->sq.ring);
-	if (qp->rq.ring.buf)
-		softhca_ring_free(&qp->rq.ring);
+	softhca_ring_free(&qp->sq.ring);
+	softhca_ring_free(&qp->rq.ring);
 }
 
 /* Reserve a QP number; the QP becomes visible by number only when ready. */
@@ -163,11 +160,9 @@ int softhca_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	err = softhca_qp_check_init(init, udata);
 	if (err)
 		return err;
-	err = softhca_check_udata_in(udata);
+	err = softhca_check_udata(udata, sizeof(resp));
 	if (err)
 		return err;
-	if (udata && udata->outlen < sizeof(resp))
-		return -EINVAL;
 	if (!softhca_count_get(&sdev->num_qps, softhca_limits.max_qp))
 		return -ENOMEM;
 

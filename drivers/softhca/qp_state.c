@@ -135,7 +135,12 @@ static void softhca_qp_store_attr(struct softhca_qp *qp,
 		a->dest_qp_num = attr->dest_qp_num;
 }
 
-static void softhca_wq_set_flag(struct softhca_wq *wq, u32 flag, bool on)
+/*
+ * Raise SOFTHCA_WQ_F_ERROR.  The published flags are rewritten from what
+ * the kernel knows (ERROR is the only flag it sets so far), never from
+ * the user-writable copy in the ring.
+ */
+static void softhca_wq_set_error(struct softhca_wq *wq)
 {
 	struct softhca_wq_hdr *hdr;
 
@@ -143,8 +148,7 @@ static void softhca_wq_set_flag(struct softhca_wq *wq, u32 flag, bool on)
 		return;
 	hdr = softhca_ring_hdr(&wq->ring);
 	spin_lock_bh(&wq->lock);
-	/* The kernel is the only writer of flags; its old value is ours. */
-	WRITE_ONCE(hdr->flags, on ? flag : 0);
+	WRITE_ONCE(hdr->flags, SOFTHCA_WQ_F_ERROR);
 	spin_unlock_bh(&wq->lock);
 }
 
@@ -227,8 +231,8 @@ void softhca_qp_flush(struct softhca_qp *qp)
 static void softhca_qp_enter_err(struct softhca_qp *qp)
 {
 	WRITE_ONCE(qp->state, IB_QPS_ERR);
-	softhca_wq_set_flag(&qp->sq, SOFTHCA_WQ_F_ERROR, true);
-	softhca_wq_set_flag(&qp->rq, SOFTHCA_WQ_F_ERROR, true);
+	softhca_wq_set_error(&qp->sq);
+	softhca_wq_set_error(&qp->rq);
 	softhca_qp_flush(qp);
 }
 

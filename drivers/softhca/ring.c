@@ -63,8 +63,9 @@ int softhca_ring_alloc(struct softhca_ring *ring, struct ib_udata *udata,
 }
 
 /*
- * Let go of a ring.  A user ring's memory outlives this call for as long
- * as the process keeps it mapped; the kernel never touches it again.
+ * Let go of a ring (an absent, zeroed ring is fine too).  A user ring's
+ * memory outlives this call for as long as the process keeps it mapped;
+ * the kernel never touches it again.
  */
 void softhca_ring_free(struct softhca_ring *ring)
 {

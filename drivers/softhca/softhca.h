@@ -391,11 +391,26 @@ int softhca_destroy_ah(struct ib_ah *ibah, u32 flags);
 int softhca_alloc_xrcd(struct ib_xrcd *ibxrcd, struct ib_udata *udata);
 int softhca_dealloc_xrcd(struct ib_xrcd *ibxrcd, struct ib_udata *udata);
 
-/* Shared by the create verbs: driver request data must be empty. */
+/* Shared by the verbs: driver request data must be empty. */
 static inline int softhca_check_udata_in(struct ib_udata *udata)
 {
 	if (udata && udata->inlen &&
 	    !ib_is_udata_cleared(udata, 0, udata->inlen))
+		return -EINVAL;
+	return 0;
+}
+
+/*
+ * A create verb of a process: empty request, and room for the @resp_len
+ * bytes of driver response.  Kernel callers (no udata) pass trivially.
+ */
+static inline int softhca_check_udata(struct ib_udata *udata, size_t resp_len)
+{
+	int err = softhca_check_udata_in(udata);
+
+	if (err)
+		return err;
+	if (udata && udata->outlen < resp_len)
 		return -EINVAL;
 	return 0;
 }

@@ -34,11 +34,9 @@ int softhca_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 	if (attr->max_wr < 1 || attr->max_wr > softhca_limits.max_srq_wr ||
 	    attr->max_sge > softhca_limits.max_sge)
 		return -EINVAL;
-	err = softhca_check_udata_in(udata);
+	err = softhca_check_udata(udata, sizeof(resp));
 	if (err)
 		return err;
-	if (udata && udata->outlen < sizeof(resp))
-		return -EINVAL;
 	if (!softhca_count_get(&sdev->num_srqs, softhca_limits.max_srq))
 		return -ENOMEM;
 
