@@ -76,9 +76,7 @@ static int shca_cq_check_attr(struct ibv_context *context,
 static struct shca_cq *shca_create_cq_common(struct ibv_context *context,
 					     struct ibv_cq_init_attr_ex *attr)
 {
-	struct {
-		struct ib_uverbs_create_cq core;
-	} req = {};
+	struct ib_uverbs_create_cq req = {};
 	struct {
 		struct ib_uverbs_create_cq_resp core;
 		struct softhca_create_cq_resp drv;
@@ -101,10 +99,10 @@ static struct shca_cq *shca_create_cq_common(struct ibv_context *context,
 	}
 	ibcq = ibv_cq_ex_to_cq(&cq->cqx);
 
-	req.core.user_handle = (uintptr_t)ibcq;
-	req.core.cqe = attr->cqe;
-	req.core.comp_vector = attr->comp_vector;
-	req.core.comp_channel = attr->channel ? attr->channel->fd : -1;
+	req.user_handle = (uintptr_t)ibcq;
+	req.cqe = attr->cqe;
+	req.comp_vector = attr->comp_vector;
+	req.comp_channel = attr->channel ? attr->channel->fd : -1;
 	err = shca_cmd(context->cmd_fd, IB_USER_VERBS_CMD_CREATE_CQ,
 		       &req, sizeof(req), &resp, sizeof(resp));
 	if (err)

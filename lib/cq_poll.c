@@ -63,22 +63,30 @@ int shca_poll_cq(struct ibv_cq *ibcq, int num, struct ibv_wc *wc)
 	return n;
 }
 
+/* Make the CQE at cons the ibv_cq_ex's current one, if there is one. */
+static int shca_cq_ex_load(struct shca_cq *cq)
+{
+	cq->cur = shca_cq_peek(cq);
+	if (!cq->cur)
+		return ENOENT;
+	cq->cqx.wr_id = cq->cur->wr_id;
+	cq->cqx.status = (enum ibv_wc_status)cq->cur->status;
+	return 0;
+}
+
 /* ibv_cq_ex: start_poll takes the lock, end_poll drops it. */
 static int shca_start_poll(struct ibv_cq_ex *cqx, struct ibv_poll_cq_attr *attr)
 {
 	struct shca_cq *cq = (struct shca_cq *)cqx;
+	int err;
 
 	if (attr->comp_mask)
 		return EINVAL;
 	pthread_spin_lock(&cq->lock);
-	cq->cur = shca_cq_peek(cq);
-	if (!cq->cur) {
+	err = shca_cq_ex_load(cq);
+	if (err)
 		pthread_spin_unlock(&cq->lock);
-		return ENOENT;
-	}
-	cqx->wr_id = cq->cur->wr_id;
-	cqx->status = (enum ibv_wc_status)cq->cur->status;
-	return 0;
+	return err;
 }
 
 static int shca_next_poll(struct ibv_cq_ex *cqx)
@@ -86,12 +94,7 @@ static int shca_next_poll(struct ibv_cq_ex *cqx)
 	struct shca_cq *cq = (struct shca_cq *)cqx;
 
 	cq->cons++;
-	cq->cur = shca_cq_peek(cq);
-	if (!cq->cur)
-		return ENOENT;
-	cqx->wr_id = cq->cur->wr_id;
-	cqx->status = (enum ibv_wc_status)cq->cur->status;
-	return 0;
+	return shca_cq_ex_load(cq);
 }
 
 static void shca_end_poll(struct ibv_cq_ex *cqx)

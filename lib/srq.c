@@ -12,13 +12,11 @@
 
 static void shca_srq_destroy_cmd(struct ibv_context *ctx, uint32_t handle)
 {
-	struct { __aligned_u64 response; __u32 srq_handle, reserved; } req = {
-		.srq_handle = handle,
-	};
-	uint32_t resp[2];
+	struct ib_uverbs_destroy_srq req = { .srq_handle = handle };
+	struct ib_uverbs_destroy_srq_resp resp;
 
 	shca_cmd(ctx->cmd_fd, IB_USER_VERBS_CMD_DESTROY_SRQ, &req, sizeof(req),
-		 resp, sizeof(resp));
+		 &resp, sizeof(resp));
 }
 
 struct ibv_srq *shca_create_srq_ex(struct ibv_context *context,
@@ -147,10 +145,8 @@ SHCA_EXPORT int ibv_modify_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr,
 
 SHCA_EXPORT int ibv_query_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr)
 {
-	struct { __aligned_u64 response; __u32 srq_handle, reserved; } req = {
-		.srq_handle = srq->handle,
-	};
-	struct { __u32 max_wr, max_sge, srq_limit, reserved; } resp;
+	struct ib_uverbs_query_srq req = { .srq_handle = srq->handle };
+	struct ib_uverbs_query_srq_resp resp;
 	int err;
 
 	err = shca_cmd(srq->context->cmd_fd, IB_USER_VERBS_CMD_QUERY_SRQ,
@@ -166,10 +162,8 @@ SHCA_EXPORT int ibv_query_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr)
 SHCA_EXPORT int ibv_destroy_srq(struct ibv_srq *ibsrq)
 {
 	struct shca_srq *srq = to_shca_srq(ibsrq);
-	struct { __aligned_u64 response; __u32 srq_handle, reserved; } req = {
-		.srq_handle = ibsrq->handle,
-	};
-	struct { __u32 events_reported, reserved; } resp;
+	struct ib_uverbs_destroy_srq req = { .srq_handle = ibsrq->handle };
+	struct ib_uverbs_destroy_srq_resp resp;
 	int err, raw;
 
 	raw = shca_cmd(ibsrq->context->cmd_fd, IB_USER_VERBS_CMD_DESTROY_SRQ,

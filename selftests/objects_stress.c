@@ -121,7 +121,6 @@ static int hold(void)
 
 static int isolate(void)
 {
-	struct ib_uverbs_destroy_qp req = {};
 	struct {
 		struct ib_uverbs_cmd_hdr hdr;
 		struct ib_uverbs_destroy_qp cmd;
@@ -160,7 +159,6 @@ static int isolate(void)
 				munmap(m, 4096);
 			}
 		}
-		(void)req;
 		_exit(bad);
 	}
 	waitpid(pid, &st, 0);
