@@ -65,6 +65,15 @@ veth_up() {
 
 dev_exists() { [ -e "/sys/class/infiniband/$1" ]; }
 
+# gid0_usable DEV IF: GID 0 of DEV (IF's IPv6 link-local address) is in the
+# table and no longer tentative.  ib_core lists the GID while duplicate
+# address detection still runs, and until DAD ends a path to that address
+# cannot be resolved (modify_qp to RTR then fails with ETIMEDOUT).
+gid0_usable() {
+	wait_for 5 sh -c "grep -qsv '^0000:0000:0000:0000:0000:0000:0000:0000\$' /sys/class/infiniband/$1/ports/1/gids/0" &&
+	wait_for 10 sh -c "ip -6 addr show dev $2 scope link | grep -q inet6 && ! ip -6 addr show dev $2 tentative | grep -q inet6"
+}
+
 # port_attr DEV ATTR: from sysfs ports/1/ATTR, e.g. "4: ACTIVE".
 port_attr() { cat "/sys/class/infiniband/$1/ports/1/$2"; }
 
