@@ -11,6 +11,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <linux/capability.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 
 #include "tap.h"
 #include "util.h"
@@ -140,6 +145,69 @@ TEST(mr_keys_and_access)
 	errno = 0;
 	CHECK(!ibv_reg_mr(pd, buf, sizeof(buf), IBV_ACCESS_MW_BIND) &&
 	      errno == EOPNOTSUPP, "memory windows not offered");
+}
+
+/*
+ * Without CAP_IPC_LOCK, pinned MR pages count against RLIMIT_MEMLOCK
+ * (ibv_reg_mr(3): ENOMEM).  The tests run as root, so a child process
+ * drops the capability from its effective set and lowers the limit; it
+ * opens its own context, as a process that did not fork would.
+ */
+static int memlock_child(const char *name)
+{
+	struct __user_cap_header_struct hdr = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct data[2];
+	struct rlimit rl = { 64 << 10, 64 << 10 };
+	struct ibv_context *c;
+	struct ibv_mr *small, *big;
+	struct ibv_pd *p;
+	size_t len = 1 << 20;
+	void *buf;
+
+	if (syscall(SYS_capget, &hdr, data))
+		return 10;
+	data[CAP_IPC_LOCK / 32].effective &= ~(1u << (CAP_IPC_LOCK % 32));
+	if (syscall(SYS_capset, &hdr, data) || setrlimit(RLIMIT_MEMLOCK, &rl))
+		return 11;
+	buf = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+	c = open_by_name(name);
+	p = c ? ibv_alloc_pd(c) : NULL;
+	if (buf == MAP_FAILED || !p)
+		return 12;
+	small = ibv_reg_mr(p, buf, 16 << 10, IBV_ACCESS_LOCAL_WRITE);
+	if (!small)
+		return 13;		/* within the limit: must work */
+	errno = 0;
+	big = ibv_reg_mr(p, buf, len, IBV_ACCESS_LOCAL_WRITE);
+	if (big || errno != ENOMEM)
+		return 14;		/* over the limit: ENOMEM */
+	if (ibv_dereg_mr(small))
+		return 15;
+	/* Deregistration gave the pages back to the budget. */
+	small = ibv_reg_mr(p, buf, 60 << 10, IBV_ACCESS_LOCAL_WRITE);
+	if (!small || ibv_dereg_mr(small))
+		return 16;
+	return ibv_dealloc_pd(p) || ibv_close_device(c) ? 17 : 0;
+}
+
+TEST(mr_memlock_limit)
+{
+	const char *name = getenv("SOFTHCA_DEV");
+	int status = -1;
+	pid_t pid;
+
+	fflush(stdout);
+	pid = fork();
+	REQUIRE(pid >= 0, "fork");
+	if (!pid)
+		_exit(memlock_child(name));
+	REQUIRE(waitpid(pid, &status, 0) == pid, "waitpid");
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+	      "child failed at step %d (13: small MR refused, 14: no ENOMEM "
+	      "over the limit)", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
 }
 
 TEST(cq_sizes_and_errors)
