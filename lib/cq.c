@@ -251,16 +251,29 @@ SHCA_EXPORT int ibv_destroy_cq(struct ibv_cq *ibcq)
 	return 0;
 }
 
+/*
+ * ibv_req_notify_cq(3) without a system call: a request in the CQ's arm
+ * word (uapi: seq << 2 | type).  The full barrier orders the store of
+ * the request before the caller's next poll; it pairs with the kernel's
+ * barrier between writing a CQE and reading the word, so a CQE that
+ * lands while we arm is either seen by that poll or raises the event.
+ */
 int shca_req_notify_cq(struct ibv_cq *ibcq, int solicited_only)
 {
-	struct ib_uverbs_req_notify_cq req = {
-		.cq_handle = ibcq->handle,
-		.solicited_only = !!solicited_only,
-	};
+	struct shca_cq *cq = to_shca_cq(ibcq);
+	uint32_t seq;
 
-	return shca_cmd_noresp(ibcq->context->cmd_fd,
-			       IB_USER_VERBS_CMD_REQ_NOTIFY_CQ, &req,
-			       sizeof(req));
+	pthread_spin_lock(&cq->lock);
+	seq = ++cq->arm_seq & 0x3fffffff;
+	if (!seq)
+		seq = cq->arm_seq = 1;	/* 0 means "never armed" */
+	__atomic_store_n(&cq->hdr->arm, seq << 2 |
+			 (solicited_only ? SOFTHCA_CQ_ARM_SOLICITED :
+					   SOFTHCA_CQ_ARM_NEXT),
+			 __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	pthread_spin_unlock(&cq->lock);
+	return 0;
 }
 
 SHCA_EXPORT int ibv_get_cq_event(struct ibv_comp_channel *channel,

@@ -64,6 +64,7 @@ struct shca_cq {
 	uint32_t cons;			/* private consumer index */
 	const struct softhca_cqe *cur;	/* ibv_cq_ex iteration */
 	uint64_t wc_flags;		/* what create_cq_ex asked to read */
+	uint32_t arm_seq;		/* last request put in hdr->arm */
 };
 
 struct shca_qp {

@@ -10,7 +10,7 @@
  */
 #include <rdma/ib_verbs.h>
 
-#include "softhca.h"
+#include "engine.h"
 
 int softhca_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
 		      struct ib_udata *udata)
@@ -36,6 +36,9 @@ int softhca_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
 	ah->attr = *attr;
 	/* ib_core holds the GID attribute reference for the AH's life. */
 	ah->attr.grh.sgid_attr = NULL;
+	if (attr->grh.sgid_attr)
+		ah->sgid = attr->grh.sgid_attr->gid;
+	ah->dest_dev = softhca_dev_by_gid(&attr->grh.dgid);
 	err = xa_alloc(&sdev->ahs, &ah->ah_num, ah, XA_LIMIT(1, U32_MAX), gfp);
 	if (err)
 		goto err_count;

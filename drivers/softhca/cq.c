@@ -119,6 +119,33 @@ static void softhca_cqe_write(struct softhca_cqe *slot,
 	slot->network_hdr_type = cqe->network_hdr_type;
 }
 
+/*
+ * The arm word of a process's CQ (uapi: seq << 2 | SOFTHCA_CQ_ARM_*).
+ * A request fires once: its sequence number is remembered, so a stale
+ * request left in the word never fires again.
+ * The full barrier orders the owner store of the CQE just written
+ * before the load of the arm word; it pairs with the library's full
+ * barrier between storing arm and polling the CQ again, so either the
+ * library sees the CQE or this sees the request.
+ */
+static bool softhca_cq_mapped_arm(struct softhca_cq *cq,
+				  struct softhca_cq_hdr *hdr, bool solicited)
+{
+	u32 arm, seq;
+
+	/* CQE owner store before arm load; see above for the pairing. */
+	smp_mb();
+	arm = READ_ONCE(hdr->arm);
+	seq = arm >> 2;
+	if (!seq || seq == cq->arm_seq_done)
+		return false;
+	if ((arm & 3) != SOFTHCA_CQ_ARM_NEXT &&
+	    !((arm & 3) == SOFTHCA_CQ_ARM_SOLICITED && solicited))
+		return false;
+	cq->arm_seq_done = seq;
+	return true;
+}
+
 /**
  * softhca_cq_push - post one completion
  * @cq: the CQ
@@ -168,6 +195,8 @@ int softhca_cq_push(struct softhca_cq *cq, const struct softhca_cqe *cqe,
 		cq->armed = 0;
 		notify = true;
 	}
+	if (cq->ring.mentry && softhca_cq_mapped_arm(cq, hdr, solicited))
+		notify = true;
 	spin_unlock_irqrestore(&cq->lock, flags);
 
 	if (notify && cq->ibcq.comp_handler)

@@ -21,7 +21,7 @@
 #include <linux/netdevice.h>
 #include <rdma/ib_verbs.h>
 
-#include "softhca.h"
+#include "engine.h"
 
 /* Protects softhca_devs only; see the locking rules above. */
 DEFINE_MUTEX(softhca_devs_lock);
@@ -105,6 +105,9 @@ int softhca_newlink(const char *ibdev_name, struct net_device *ndev)
 	xa_init_flags(&sdev->ahs, XA_FLAGS_ALLOC1);
 	INIT_LIST_HEAD(&sdev->list);
 	softhca_init_ibdev(sdev);
+	err = softhca_engine_start(sdev, ibdev_name);
+	if (err)
+		goto err_dealloc;
 
 	/*
 	 * Claim the netdev before registering so that two concurrent "link
@@ -143,6 +146,7 @@ int softhca_newlink(const char *ibdev_name, struct net_device *ndev)
 	 * the notifier could not queue an unregistration for a device
 	 * ib_core did not know yet, so it left a note and we do it here.
 	 */
+	softhca_devs_index_add(sdev);
 	mutex_lock(&softhca_devs_lock);
 	sdev->registered = true;
 	if (sdev->ndev_gone)
@@ -177,6 +181,8 @@ void softhca_dealloc_driver(struct ib_device *ibdev)
 		atomic_read(&sdev->num_xrcds));
 	WARN_ON(!xa_empty(&sdev->qps) || !xa_empty(&sdev->srqs) ||
 		!xa_empty(&sdev->mrs) || !xa_empty(&sdev->ahs));
+	softhca_devs_index_del(sdev);
+	softhca_engine_stop(sdev);
 	xa_destroy(&sdev->qps);
 	xa_destroy(&sdev->srqs);
 	xa_destroy(&sdev->mrs);

@@ -11,7 +11,7 @@
 #include <rdma/ib_verbs.h>
 #include <rdma/rdma_netlink.h>
 
-#include "softhca.h"
+#include "engine.h"
 
 struct softhca_limits softhca_limits = {
 	.max_pd = 65536,
@@ -26,6 +26,14 @@ struct softhca_limits softhca_limits = {
 	.max_inline = 512,
 	.max_ah = 65536,
 	.max_mr_size = 1UL << 40,
+};
+
+struct softhca_engine_params softhca_engine = {
+	.pollers = 1,
+	.poller_cpu = -1,
+	.idle_us = 200,
+	.qp_budget = 16,
+	.chunk = 65536,
 };
 
 /*
@@ -111,6 +119,34 @@ static struct softhca_limit_param softhca_lp_max_inline = {
 static struct softhca_limit_param softhca_lp_max_ah = {
 	.val = &softhca_limits.max_ah, .min = 1, .max = 16777216,
 };
+
+/* The engine's tunables; the last three may change at run time. */
+static struct softhca_limit_param softhca_lp_pollers = {
+	.val = &softhca_engine.pollers, .min = 1, .max = 64,
+};
+
+static struct softhca_limit_param softhca_lp_idle_us = {
+	.val = &softhca_engine.idle_us, .min = 0, .max = 1000000,
+};
+
+static struct softhca_limit_param softhca_lp_qp_budget = {
+	.val = &softhca_engine.qp_budget, .min = 1, .max = 4096,
+};
+
+static struct softhca_limit_param softhca_lp_chunk = {
+	.val = &softhca_engine.chunk, .min = 4096, .max = 16 << 20,
+};
+
+module_param_cb(pollers, &softhca_limit_ops, &softhca_lp_pollers, 0444);
+MODULE_PARM_DESC(pollers, "poller threads per device, default 1 (1..64); QPs are spread over them by number");
+module_param_named(poller_cpu, softhca_engine.poller_cpu, int, 0444);
+MODULE_PARM_DESC(poller_cpu, "bind poller i of each device to CPU poller_cpu + i, default -1 (no binding)");
+module_param_cb(poll_idle_us, &softhca_limit_ops, &softhca_lp_idle_us, 0644);
+MODULE_PARM_DESC(poll_idle_us, "microseconds a poller keeps watching a QP without work before it hands it back to the doorbell, default 200 (0..1000000)");
+module_param_cb(qp_budget, &softhca_limit_ops, &softhca_lp_qp_budget, 0644);
+MODULE_PARM_DESC(qp_budget, "work requests or chunks per QP per poller visit, default 16 (1..4096)");
+module_param_cb(chunk_bytes, &softhca_limit_ops, &softhca_lp_chunk, 0644);
+MODULE_PARM_DESC(chunk_bytes, "bytes of a long message moved per step, default 65536 (4096..16777216)");
 
 module_param_cb(max_pd, &softhca_limit_ops, &softhca_lp_max_pd, 0444);
 MODULE_PARM_DESC(max_pd, "protection domains (and XRC domains) per device, default 65536 (1..16777216)");

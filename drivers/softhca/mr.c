@@ -17,7 +17,7 @@
 #include <rdma/ib_umem.h>
 #include <rdma/ib_verbs.h>
 
-#include "softhca.h"
+#include "engine.h"
 
 #define SOFTHCA_MR_ACCESS (IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE | \
 			   IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC | \
@@ -44,6 +44,8 @@ static struct softhca_mr *softhca_mr_alloc(struct softhca_dev *sdev)
 		atomic_dec(&sdev->num_mrs);
 		return ERR_PTR(-ENOMEM);
 	}
+	refcount_set(&mr->ref, 1);
+	init_completion(&mr->released);
 	return mr;
 }
 
@@ -66,6 +68,7 @@ static int softhca_mr_insert(struct softhca_dev *sdev, struct softhca_mr *mr)
 
 static void softhca_mr_free(struct softhca_dev *sdev, struct softhca_mr *mr)
 {
+	softhca_mr_pages_free(mr);
 	ib_umem_release(mr->umem);
 	kfree(mr);
 	atomic_dec(&sdev->num_mrs);
@@ -121,6 +124,9 @@ struct ib_mr *softhca_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 		mr->umem = NULL;
 		goto err_free;
 	}
+	err = softhca_mr_pages_init(mr);
+	if (err)
+		goto err_free;
 	mr->access = access;
 	mr->iova = iova;
 	mr->length = length;
@@ -169,7 +175,10 @@ int softhca_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 	struct softhca_dev *sdev = to_sdev(ibmr->device);
 	struct softhca_mr *mr = to_smr(ibmr);
 
+	/* No new engine reference after the erase; wait for the old ones. */
 	xa_erase(&sdev->mrs, ibmr->lkey >> 8);
+	softhca_mr_put(mr);
+	wait_for_completion(&mr->released);
 	softhca_mr_free(sdev, mr);
 	return 0;
 }

@@ -15,7 +15,7 @@
 #include <rdma/ib_verbs.h>
 #include <rdma/uverbs_ioctl.h>
 
-#include "softhca.h"
+#include "engine.h"
 #include "wqe.h"
 
 static bool softhca_qp_has_sq(enum ib_qp_type type)
@@ -131,6 +131,70 @@ static void softhca_qp_free_rings(struct softhca_qp *qp)
 	softhca_ring_free(&qp->rq.ring);
 }
 
+/*
+ * The engine's private buffers: the copy of the send WQE being run and
+ * of the receive WQE being filled, and their resolved SGEs.  A QP that
+ * receives from an SRQ (or, XRC_TGT, from any SRQ of its domain) needs
+ * room for that SRQ's WQEs.
+ */
+static int softhca_qp_alloc_engine(struct softhca_qp *qp,
+				   struct ib_qp_init_attr *init)
+{
+	u32 rstride = 0, rsge = 0;
+
+	if (qp->sq.ring.entries) {
+		qp->req.wqe = kzalloc(qp->sq.ring.stride, GFP_KERNEL);
+		qp->req.segs = kcalloc(qp->sq.max_sge + 1,
+				       sizeof(*qp->req.segs), GFP_KERNEL);
+		if (!qp->req.wqe || !qp->req.segs)
+			return -ENOMEM;
+	}
+	if (qp->srq) {
+		rstride = qp->srq->rq.ring.stride;
+		rsge = qp->srq->rq.max_sge;
+	} else if (qp->rq.ring.entries) {
+		rstride = qp->rq.ring.stride;
+		rsge = qp->rq.max_sge;
+	} else if (init->qp_type == IB_QPT_XRC_TGT) {
+		rsge = softhca_limits.max_sge;
+		rstride = softhca_recv_stride(rsge);
+	}
+	if (rstride) {
+		qp->resp.wqe = kzalloc(rstride, GFP_KERNEL);
+		qp->resp.segs = kcalloc(rsge + 1, sizeof(*qp->resp.segs),
+					GFP_KERNEL);
+		if (!qp->resp.wqe || !qp->resp.segs)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static void softhca_qp_free_engine(struct softhca_qp *qp)
+{
+	kfree(qp->req.wqe);
+	kfree(qp->req.segs);
+	kfree(qp->resp.wqe);
+	kfree(qp->resp.segs);
+}
+
+/* Engine state of a new QP; its send queue starts unwatched. */
+static void softhca_qp_init_engine(struct softhca_dev *sdev,
+				   struct softhca_qp *qp)
+{
+	struct net_device *ndev = sdev->ndev;
+
+	refcount_set(&qp->ref, 1);
+	init_completion(&qp->released);
+	INIT_LIST_HEAD(&qp->poll_node);
+	qp->poll_state = 0;
+	spin_lock_init(&qp->resp.lock);
+	timer_setup(&qp->rnr_timer, softhca_req_rnr_timer, 0);
+	qp->req.ud_max = ib_mtu_enum_to_int(softhca_mtu_from_netdev(READ_ONCE(ndev->mtu)));
+	if (qp->sq.ring.entries)
+		((struct softhca_wq_hdr *)softhca_ring_hdr(&qp->sq.ring))->flags =
+			SOFTHCA_WQ_F_NEED_WAKEUP;
+}
+
 /* Reserve a QP number; the QP becomes visible by number only when ready. */
 static int softhca_qpn_alloc(struct softhca_dev *sdev, enum ib_qp_type type,
 			     u32 *qpn)
@@ -179,10 +243,15 @@ int softhca_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	err = softhca_qp_alloc_rings(qp, init, udata);
 	if (err)
 		goto err_count;
+	err = softhca_qp_alloc_engine(qp, init);
+	if (err)
+		goto err_engine;
+	softhca_qp_init_engine(sdev, qp);
 	err = softhca_qpn_alloc(sdev, init->qp_type, &qpn);
 	if (err)
-		goto err_rings;
+		goto err_engine;
 	ibqp->qp_num = qpn;
+	qp->poller = &sdev->pollers[qpn % sdev->npollers];
 	qp->attr.cap = init->cap;
 
 	if (udata) {
@@ -204,7 +273,8 @@ int softhca_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 
 err_qpn:
 	xa_erase(&sdev->qps, qpn);
-err_rings:
+err_engine:
+	softhca_qp_free_engine(qp);
 	softhca_qp_free_rings(qp);
 err_count:
 	atomic_dec(&sdev->num_qps);
@@ -216,7 +286,18 @@ int softhca_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	struct softhca_dev *sdev = to_sdev(ibqp->device);
 	struct softhca_qp *qp = to_sqp(ibqp);
 
+	/*
+	 * No new reference can be taken once the QP is out of the xarray
+	 * and dying; wait for the senders, pollers and timers that hold
+	 * one, then nothing else touches the QP.
+	 */
 	xa_erase(&sdev->qps, ibqp->qp_num);
+	WRITE_ONCE(qp->dying, true);
+	softhca_engine_detach(qp);
+	softhca_qp_put(qp);
+	wait_for_completion(&qp->released);
+	del_timer_sync(&qp->rnr_timer);
+	softhca_qp_free_engine(qp);
 	softhca_qp_free_rings(qp);
 	mutex_destroy(&qp->state_lock);
 	atomic_dec(&sdev->num_qps);
@@ -232,7 +313,7 @@ int softhca_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	*attr = qp->attr;
 	attr->qp_state = qp->state;
 	attr->cur_qp_state = qp->state;
-	attr->sq_draining = 0;
+	attr->sq_draining = qp->state == IB_QPS_SQD && READ_ONCE(qp->req.busy);
 	mutex_unlock(&qp->state_lock);
 
 	memset(init, 0, sizeof(*init));
@@ -250,17 +331,17 @@ int softhca_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
  * ib_uverbs' POST_SEND and POST_RECV commands, sent with no work
  * requests, are the doorbells of a process's QP: the work itself is in
  * the rings.  A QP in the error state flushes what was posted since the
- * last flush (the library rings this doorbell when it sees
- * SOFTHCA_WQ_F_ERROR).  Executing work is the engine's job; until it
- * exists a doorbell on a working QP has nothing to start.  Kernel
+ * last flush (the library rings whenever it sees SOFTHCA_WQ_F_ERROR);
+ * otherwise the send queue's work runs (engine.c).  A receive queue
+ * needs no doorbell to be consumed: messages take its WQEs.  Kernel
  * consumers' work requests are not accepted yet.
  */
-static int softhca_doorbell(struct softhca_qp *qp)
+static int softhca_doorbell(struct softhca_qp *qp, bool send)
 {
-	mutex_lock(&qp->state_lock);
-	if (qp->state == IB_QPS_ERR)
+	if (READ_ONCE(qp->state) == IB_QPS_ERR)
 		softhca_qp_flush(qp);
-	mutex_unlock(&qp->state_lock);
+	else if (send)
+		softhca_engine_doorbell(qp);
 	return 0;
 }
 
@@ -273,7 +354,7 @@ int softhca_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		*bad_wr = wr;
 		return -EOPNOTSUPP;
 	}
-	return softhca_doorbell(qp);
+	return softhca_doorbell(qp, true);
 }
 
 int softhca_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
@@ -285,5 +366,5 @@ int softhca_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		*bad_wr = wr;
 		return -EOPNOTSUPP;
 	}
-	return softhca_doorbell(qp);
+	return softhca_doorbell(qp, false);
 }

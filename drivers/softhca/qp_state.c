@@ -14,22 +14,27 @@
  *                 outstanding WQE completes with IB_WC_WR_FLUSH_ERR;
  *                 work posted later is flushed when the library rings
  *                 the doorbell (it does whenever it sees the flag);
- *   RTS -> SQD    the send queue drains; with the engine not yet moving
- *                 data nothing is in flight, so the drain is complete
- *                 at once and IB_EVENT_SQ_DRAINED is raised if asked.
+ *   RTS -> SQD    no new send WQE starts; the one in flight (a long
+ *                 message, or one waiting for an RNR retry) finishes,
+ *                 and then IB_EVENT_SQ_DRAINED is raised if asked (at
+ *                 once when nothing is in flight);
+ *   SQD -> RTS    the send queue resumes: the QP goes to its poller.
  *
  * Locking: qp->state_lock (a mutex: this is always process context)
- * serialises modify, query and flush.  The flush takes a queue's lock
- * and, inside it, the CQ's lock.
+ * serialises modify and query.  The engine moves a QP to ERR on its own
+ * (softhca_qp_error) without that mutex, so every state change is a
+ * cmpxchg from the state it was decided on: a modify that lost the race
+ * against the engine fails with EINVAL instead of undoing the error.
+ * The flush takes only the queue locks (then the CQ's lock inside).
  */
 #include <rdma/ib_verbs.h>
 
-#include "softhca.h"
+#include "engine.h"
 
 #define SOFTHCA_QP_ACCESS (IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE | \
 			   IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC)
 
-static void softhca_qp_event(struct softhca_qp *qp, enum ib_event_type type)
+void softhca_qp_event(struct softhca_qp *qp, enum ib_event_type type)
 {
 	struct ib_event ev;
 
@@ -136,9 +141,9 @@ static void softhca_qp_store_attr(struct softhca_qp *qp,
 }
 
 /*
- * Raise SOFTHCA_WQ_F_ERROR.  The published flags are rewritten from what
- * the kernel knows (ERROR is the only flag it sets so far), never from
- * the user-writable copy in the ring.
+ * The kernel-written flags word is changed with atomic bit operations:
+ * the poller sets and clears NEED_WAKEUP while this sets ERROR.  The
+ * kernel never decides anything from this user-writable word.
  */
 static void softhca_wq_set_error(struct softhca_wq *wq)
 {
@@ -147,12 +152,11 @@ static void softhca_wq_set_error(struct softhca_wq *wq)
 	if (!wq->ring.entries)
 		return;
 	hdr = softhca_ring_hdr(&wq->ring);
-	spin_lock_bh(&wq->lock);
-	WRITE_ONCE(hdr->flags, SOFTHCA_WQ_F_ERROR);
-	spin_unlock_bh(&wq->lock);
+	atomic_or(SOFTHCA_WQ_F_ERROR, (atomic_t *)&hdr->flags);
 }
 
-static void softhca_wq_reset(struct softhca_wq *wq)
+/* Empty a queue (-> RESET); @flags is what its header starts with. */
+static void softhca_wq_reset(struct softhca_wq *wq, u32 flags)
 {
 	struct softhca_wq_hdr *hdr;
 
@@ -163,7 +167,7 @@ static void softhca_wq_reset(struct softhca_wq *wq)
 	wq->cons = 0;
 	/* Pairs with the library's load-acquire of cons. */
 	smp_store_release(&hdr->cons, 0);
-	WRITE_ONCE(hdr->flags, 0);
+	atomic_set((atomic_t *)&hdr->flags, flags);
 	spin_unlock_bh(&wq->lock);
 }
 
@@ -176,6 +180,7 @@ static void softhca_wq_reset(struct softhca_wq *wq)
 static bool softhca_wq_flush(struct softhca_qp *qp, struct softhca_wq *wq,
 			     struct ib_cq *ibcq, bool send)
 {
+	bool busy = false;
 	struct softhca_wq_hdr *hdr;
 	struct softhca_cqe cqe;
 	int n, i;
@@ -193,9 +198,18 @@ static bool softhca_wq_flush(struct softhca_qp *qp, struct softhca_wq *wq,
 	/* Pairs with the library's store-release of prod. */
 	prod = smp_load_acquire(&hdr->prod);
 	n = softhca_ring_posted(prod, wq->cons, wq->ring.entries);
+	/* The WQE in flight is the kernel's copy, not the slot. */
+	if (send && qp->req.busy) {
+		busy = true;
+		qp->req.busy = false;
+		qp->req.rnr_wait = false;
+		qp->req.drain_notify = false;
+	}
 	for (i = 0; i < n; i++) {
 		cqe.wr_id = READ_ONCE(*(u64 *)softhca_ring_slot(&wq->ring,
 								wq->cons));
+		if (busy && !i)
+			cqe.wr_id = qp->req.wqe->ctrl.wr_id;
 		if (softhca_cq_push(to_scq(ibcq), &cqe, false))
 			break;	/* the CQ overran and is dead */
 		wq->cons++;
@@ -212,43 +226,98 @@ static bool softhca_wq_flush(struct softhca_qp *qp, struct softhca_wq *wq,
 
 /**
  * softhca_qp_flush - complete a QP's outstanding work with WR_FLUSH_ERR
- * @qp: a QP in the error state; caller holds qp->state_lock
+ * @qp: a QP in the error state
  *
- * The entry point the engine also uses when it moves a QP to ERR.  An
- * SRQ's WQEs are not the QP's and stay where they are.
+ * Also flushes the receive WQE a message was filling.  An SRQ's WQEs
+ * are not the QP's and stay where they are.  Context: process, no
+ * softhca lock held.
  */
 void softhca_qp_flush(struct softhca_qp *qp)
 {
 	bool ok;
 
-	lockdep_assert_held(&qp->state_lock);
 	ok = softhca_wq_flush(qp, &qp->sq, qp->ibqp.send_cq, true);
+	softhca_resp_flush(qp);
 	ok &= softhca_wq_flush(qp, &qp->rq, qp->ibqp.recv_cq, false);
 	if (!ok)
 		softhca_qp_event(qp, IB_EVENT_QP_FATAL);
 }
 
-static void softhca_qp_enter_err(struct softhca_qp *qp)
+/*
+ * Move to ERR from whatever live state the QP is in.  Return: false if
+ * it already was in ERR or in RESET (where there is nothing to flush).
+ */
+static bool softhca_qp_to_err(struct softhca_qp *qp)
 {
-	WRITE_ONCE(qp->state, IB_QPS_ERR);
+	enum ib_qp_state old = READ_ONCE(qp->state);
+
+	for (;;) {
+		if (old == IB_QPS_ERR || old == IB_QPS_RESET)
+			return false;
+		if (try_cmpxchg(&qp->state, &old, IB_QPS_ERR))
+			break;
+	}
 	softhca_wq_set_error(&qp->sq);
 	softhca_wq_set_error(&qp->rq);
-	softhca_qp_flush(qp);
+	return true;
 }
 
 /**
- * softhca_qp_fatal - the QP broke (a corrupted ring, a protocol error)
- * @qp: the QP; caller does not hold qp->state_lock
+ * softhca_qp_error - the engine moves a QP to ERR
+ * @qp: the QP (referenced by the caller)
+ * @event: async event to raise (0: none; a requester's error is told by
+ *	its error completion)
+ *
+ * Context: process, no softhca lock held.
+ */
+void softhca_qp_error(struct softhca_qp *qp, int event)
+{
+	if (!softhca_qp_to_err(qp))
+		return;
+	softhca_qp_flush(qp);
+	if (event)
+		softhca_qp_event(qp, event);
+}
+
+/**
+ * softhca_qp_fatal - the QP broke (a corrupted ring)
+ * @qp: the QP
  *
  * Moves it to ERR, flushes it and tells its owner with IB_EVENT_QP_FATAL.
  */
 void softhca_qp_fatal(struct softhca_qp *qp)
 {
-	mutex_lock(&qp->state_lock);
-	if (qp->state != IB_QPS_ERR && qp->state != IB_QPS_RESET)
-		softhca_qp_enter_err(qp);
-	mutex_unlock(&qp->state_lock);
+	if (softhca_qp_to_err(qp))
+		softhca_qp_flush(qp);
 	softhca_qp_event(qp, IB_EVENT_QP_FATAL);
+}
+
+/* RTS -> SQD: SQ_DRAINED now, or when the WQE in flight retires. */
+static bool softhca_qp_start_drain(struct softhca_qp *qp)
+{
+	bool now;
+
+	spin_lock_bh(&qp->sq.lock);
+	now = !qp->req.busy;
+	if (!now)
+		qp->req.drain_notify = qp->attr.en_sqd_async_notify;
+	spin_unlock_bh(&qp->sq.lock);
+	return now && qp->attr.en_sqd_async_notify;
+}
+
+/* The requester and responder forget everything (-> RESET). */
+static void softhca_qp_reset(struct softhca_qp *qp)
+{
+	softhca_wq_reset(&qp->sq, SOFTHCA_WQ_F_NEED_WAKEUP);
+	softhca_wq_reset(&qp->rq, 0);
+	spin_lock_bh(&qp->sq.lock);
+	qp->req.busy = false;
+	qp->req.rnr_wait = false;
+	qp->req.drain_notify = false;
+	spin_unlock_bh(&qp->sq.lock);
+	spin_lock_bh(&qp->resp.lock);
+	qp->resp.busy = false;
+	spin_unlock_bh(&qp->resp.lock);
 }
 
 int softhca_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
@@ -280,25 +349,39 @@ int softhca_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	if (err)
 		goto out;
 
+	if ((mask & IB_QP_STATE) && new != cur &&
+	    !try_cmpxchg(&qp->state, &cur, new)) {
+		err = -EINVAL;	/* the engine moved it to ERR meanwhile */
+		goto out;
+	}
 	softhca_qp_store_attr(qp, attr, mask);
+	/* Where the peer of a connected QP lives, from its path. */
+	if ((mask & IB_QP_AV) && (ibqp->qp_type == IB_QPT_RC ||
+				  ibqp->qp_type == IB_QPT_UC ||
+				  ibqp->qp_type == IB_QPT_XRC_INI ||
+				  ibqp->qp_type == IB_QPT_XRC_TGT))
+		WRITE_ONCE(qp->dest_dev,
+			   softhca_dev_by_gid(&attr->ah_attr.grh.dgid));
 	if (!(mask & IB_QP_STATE) || new == cur)
 		goto out;
 
 	switch (new) {
 	case IB_QPS_RESET:
-		softhca_wq_reset(&qp->sq);
-		softhca_wq_reset(&qp->rq);
-		WRITE_ONCE(qp->state, IB_QPS_RESET);
+		softhca_qp_reset(qp);
 		break;
 	case IB_QPS_ERR:
-		softhca_qp_enter_err(qp);
+		softhca_wq_set_error(&qp->sq);
+		softhca_wq_set_error(&qp->rq);
+		softhca_qp_flush(qp);
 		break;
 	case IB_QPS_SQD:
-		WRITE_ONCE(qp->state, new);
-		drained = qp->attr.en_sqd_async_notify;
+		drained = softhca_qp_start_drain(qp);
+		break;
+	case IB_QPS_RTS:
+		if (cur == IB_QPS_SQD)
+			softhca_engine_kick(qp);
 		break;
 	default:
-		WRITE_ONCE(qp->state, new);
 		break;
 	}
 out:

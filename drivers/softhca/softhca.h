@@ -26,11 +26,17 @@
  *   ah.c        address handles
  *   xrcd.c      XRC domains
  *   verbs.c     the ib_device_ops table
+ *   engine.h    the data path: engine.c (pollers, doorbell), req.c
+ *               (requester), resp.c (responder), mem.c (MR access),
+ *               loopback.c (the same-host transport)
  */
 #ifndef SOFTHCA_H
 #define SOFTHCA_H
 
+#include <linux/completion.h>
 #include <linux/list.h>
+#include <linux/refcount.h>
+#include <linux/timer.h>
 #include <linux/mutex.h>
 #include <linux/netdevice.h>
 #include <linux/spinlock.h>
@@ -119,6 +125,28 @@ struct softhca_dev {
 	u32 next_srqn;
 	u32 next_mr;
 	atomic_t key_gen;
+	struct softhca_poller *pollers;
+	unsigned int npollers;
+};
+
+/**
+ * struct softhca_poller - one poller thread (engine.c)
+ * @sdev: its device
+ * @task: the thread
+ * @lock: protects @queue, @sleeping and every QP's poll_state
+ * @queue: QPs handed over and not yet adopted (qp->poll_node)
+ * @active: QPs the thread watches; touched by the thread only
+ * @sleeping: the thread sleeps and a hand-over must wake it
+ * @contended_until: until then (ktime ns) doorbells run inline only
+ */
+struct softhca_poller {
+	struct softhca_dev *sdev;
+	struct task_struct *task;
+	spinlock_t lock;	/* see above */
+	struct list_head queue;
+	struct list_head active;
+	bool sleeping;
+	u64 contended_until;
 };
 
 static inline struct softhca_dev *to_sdev(struct ib_device *ibdev)
@@ -178,6 +206,7 @@ struct softhca_cq {
 	u32 prod;
 	u32 kcons;		/* consumer index of kernel-owned CQs */
 	int armed;
+	u32 arm_seq_done;	/* last mapped arm request that fired */
 	bool overrun;
 };
 
@@ -203,6 +232,53 @@ struct softhca_wq {
 	spinlock_t lock;	/* see above */
 };
 
+struct softhca_seg;
+
+/**
+ * struct softhca_req - requester state of a send queue (req.c), under
+ *	the SQ's lock; kernel memory only
+ * @wqe: the kernel copy of the current WQE (sq stride bytes)
+ * @segs: its SGEs once resolved (max_sge + 1 entries)
+ * @len: its message length
+ * @done: bytes of it acknowledged so far
+ * @busy: @wqe is taken and not retired
+ * @rnr_wait: waiting until @rnr_until (ktime ns) after an RNR NAK
+ * @rnr_left: RNR retries left (7: no limit)
+ * @drain_notify: raise SQ_DRAINED when the WQE in flight retires
+ * @ud_max: largest UD message (the port MTU when the QP was created)
+ */
+struct softhca_req {
+	struct softhca_send_wqe *wqe;
+	struct softhca_seg *segs;
+	u64 len;
+	u64 done;
+	u64 rnr_until;
+	bool busy;
+	bool rnr_wait;
+	bool drain_notify;
+	u8 rnr_left;
+	u32 ud_max;
+};
+
+/**
+ * struct softhca_resp - responder state of a QP (resp.c)
+ * @lock: serialises messages arriving at the QP
+ * @wqe: the kernel copy of the receive WQE being filled
+ * @segs: its SGEs once resolved
+ * @stride, @max_sge: bounds of the queue @wqe came from
+ * @busy: @wqe holds a WQE taken for a message not finished yet
+ * @offset: bytes of that message placed so far
+ */
+struct softhca_resp {
+	spinlock_t lock;	/* see above */
+	struct softhca_recv_wqe *wqe;
+	struct softhca_seg *segs;
+	u32 stride;
+	u32 max_sge;
+	bool busy;
+	u64 offset;
+};
+
 /**
  * struct softhca_qp - a queue pair
  * @state_lock: serialises modify_qp, query_qp and the flush; protects
@@ -212,6 +288,16 @@ struct softhca_wq {
  * @sq, @rq: the queues (an absent queue has ring.entries == 0)
  * @srq: the SRQ the QP receives from, or NULL
  * @xrcd: XRC_TGT only: the domain its SRQs must belong to
+ * @dying: destroy_qp has begun: the engine lets go of the QP
+ * @ref: held by the QP itself, by each poller list it is on and by a
+ *	sender delivering to it; destroy_qp waits for @released
+ * @dest_dev: RC/UC: index + 1 of the device holding the peer (0: none
+ *	on this host), from the path given at RTR
+ * @poller: the poller thread that watches it when asked (engine.c)
+ * @poll_node, @poll_state: its place with the poller (poller->lock)
+ * @last_work: when the poller last found work on it (ktime ns)
+ * @req, @resp: requester and responder state
+ * @rnr_timer: ends an RNR wait
  */
 struct softhca_qp {
 	struct ib_qp ibqp;
@@ -224,6 +310,17 @@ struct softhca_qp {
 	struct softhca_srq *srq;
 	struct ib_xrcd *xrcd;
 	bool is_user;
+	bool dying;
+	refcount_t ref;
+	struct completion released;
+	u32 dest_dev;
+	struct softhca_poller *poller;
+	struct list_head poll_node;
+	int poll_state;
+	u64 last_work;
+	struct softhca_req req;
+	struct softhca_resp resp;
+	struct timer_list rnr_timer;
 };
 
 static inline struct softhca_qp *to_sqp(struct ib_qp *ibqp)
@@ -254,6 +351,10 @@ static inline struct softhca_srq *to_ssrq(struct ib_srq *ibsrq)
  * @umem: pinned user pages, NULL for a DMA MR (kernel address space)
  * @access: IB_ACCESS_* granted
  * @iova, @length: the range the keys cover
+ * @ref: the MR's own and the engine's (one visit at a time); dereg
+ *	waits for @released
+ * @pages, @npages: the pinned pages in order (user MRs)
+ * @page_off: offset of @iova in the first page
  */
 struct softhca_mr {
 	struct ib_mr ibmr;
@@ -261,6 +362,11 @@ struct softhca_mr {
 	int access;
 	u64 iova;
 	u64 length;
+	refcount_t ref;
+	struct completion released;
+	struct page **pages;
+	size_t npages;
+	u32 page_off;
 };
 
 static inline struct softhca_mr *to_smr(struct ib_mr *ibmr)
@@ -272,11 +378,16 @@ static inline struct softhca_mr *to_smr(struct ib_mr *ibmr)
  * struct softhca_ah - an address handle (RoCEv2: the resolved L2/L3 path)
  * @attr: the attributes it was created with
  * @ah_num: the number user WQEs name it by
+ * @dest_dev: index + 1 of the softhca device owning the destination GID
+ *	(0: not on this host)
+ * @sgid: the source GID (the receiver's GRH carries it)
  */
 struct softhca_ah {
 	struct ib_ah ibah;
 	struct rdma_ah_attr attr;
 	u32 ah_num;
+	u32 dest_dev;
+	union ib_gid sgid;
 };
 
 static inline struct softhca_ah *to_sah(struct ib_ah *ibah)
@@ -360,6 +471,21 @@ int softhca_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		      struct ib_udata *udata);
 void softhca_qp_flush(struct softhca_qp *qp);
 void softhca_qp_fatal(struct softhca_qp *qp);
+void softhca_qp_error(struct softhca_qp *qp, int event);
+void softhca_qp_event(struct softhca_qp *qp, enum ib_event_type type);
+
+static inline void softhca_qp_put(struct softhca_qp *qp)
+{
+	if (refcount_dec_and_test(&qp->ref))
+		complete(&qp->released);
+}
+
+/* engine.c */
+void softhca_engine_kick(struct softhca_qp *qp);
+void softhca_engine_detach(struct softhca_qp *qp);
+void softhca_engine_doorbell(struct softhca_qp *qp);
+int softhca_engine_start(struct softhca_dev *sdev, const char *name);
+void softhca_engine_stop(struct softhca_dev *sdev);
 
 /* srq.c */
 int softhca_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,

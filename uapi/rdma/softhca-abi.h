@@ -25,7 +25,7 @@
  * Reported in /sys/class/infiniband_verbs/uverbsN/abi_version and
  * carried in every alloc_ucontext request.
  */
-#define SOFTHCA_UVERBS_ABI_VERSION	2
+#define SOFTHCA_UVERBS_ABI_VERSION	3
 
 /* Value of /sys/class/infiniband/<dev>/hca_type for a softhca device. */
 #define SOFTHCA_HCA_TYPE		"softhca"
@@ -109,7 +109,10 @@ struct softhca_ctx_page {
  *         the flag, issues a full barrier and re-reads prod before
  *         sleeping: one of the two sides always sees the other.
  *         ERROR: the queue's QP is in the error state (informational:
- *         the library still posts, the kernel flushes).
+ *         the library still posts, the kernel flushes).  A receive
+ *         queue never gets NEED_WAKEUP: arriving messages take its
+ *         WQEs, so post_recv rings only for ERROR.  A new or reset send
+ *         queue starts with NEED_WAKEUP set (no poller watches it).
  */
 struct softhca_wq_hdr {
 	__u32 prod;
@@ -206,7 +209,16 @@ struct softhca_recv_wqe {
  *         entries / 2 completions polled) with a store-release.  The
  *         kernel reads it to find free slots; a lower value than the
  *         truth only makes the kernel report an overrun early.
- *  arm    user-written: reserved for syscall-free arming (data path).
+ *  arm    user-written: req_notify_cq without a system call.  The
+ *         library stores (seq << 2) | type, type SOFTHCA_CQ_ARM_SOLICITED
+ *         or SOFTHCA_CQ_ARM_NEXT, seq a request counter it increments
+ *         (never 0), then issues a full barrier before polling again.
+ *         After writing a CQE the kernel issues a full barrier, reads
+ *         arm, and raises a completion event if the request matches and
+ *         its seq differs from the last seq that fired (so a request
+ *         fires once: stale requests do nothing).  The two barriers
+ *         pair: either the library's next poll sees the CQE, or the
+ *         kernel sees the request.
  *  flags  kernel-written, SOFTHCA_CQ_F_*.  OVERRUN: a completion found
  *         the CQ full; the CQ is in error and IB_EVENT_CQ_ERR was sent.
  */
@@ -219,6 +231,9 @@ struct softhca_cq_hdr {
 };
 
 #define SOFTHCA_CQ_F_OVERRUN		0x1
+
+#define SOFTHCA_CQ_ARM_SOLICITED	1
+#define SOFTHCA_CQ_ARM_NEXT		2
 
 /*
  * A completion, 64 bytes.  The kernel writes every field, then stores

@@ -1,0 +1,340 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * softhca: the pollers and the doorbell.
+ *
+ * Work reaches the engine two ways:
+ *
+ *  - The doorbell: a process rings it (an empty POST_SEND command) when
+ *    its send queue's SOFTHCA_WQ_F_NEED_WAKEUP flag is set, which means
+ *    "no poller watches this queue".  The doorbell runs the posted work
+ *    right there, in the system call (waking a sleeping thread would
+ *    cost tens of microseconds), and then hands the QP to its poller so
+ *    that the next posts need no system call.
+ *
+ *  - The poller: a kernel thread per device (softhca_engine.pollers of
+ *    them, QPs spread by number) with a private list of the QPs it
+ *    watches.  Only QPs handed to it are on that list, so a pass costs
+ *    nothing for idle QPs.  Each pass gives each QP a budget
+ *    (softhca_engine.qp_budget steps, a long message advancing one chunk
+ *    per step).  A QP with no work for softhca_engine.idle_us is given
+ *    back: the poller sets NEED_WAKEUP in its ring, issues a full
+ *    barrier and looks at the producer index once more.  That barrier
+ *    pairs with the library's full barrier between publishing prod and
+ *    reading flags (lib/qp_post.c): either the library sees NEED_WAKEUP
+ *    and rings, or the poller sees the new prod and keeps the QP.  A
+ *    poller with no QPs sleeps until a doorbell or an RNR timer hands it
+ *    one.
+ *
+ * Sharing the CPU: a poller that spins while another task wants its CPU
+ * would slow that task down, and a process spinning on its CQ for work
+ * only the poller can do would wait for the poller's next time slice.
+ * So when the poller sees another runnable task on its CPU for
+ * SOFTHCA_CONTENDED_NS in a row, it gives every QP back at once
+ * (NEED_WAKEUP set: posts ring the doorbell and run inline, as they
+ * would with no poller at all) and stays out of the
+ * way for a while (doorbells do not hand QPs over during that time
+ * unless work is left after the inline run).
+ *
+ * QP membership: qp->poll_state says where a QP is (idle, queued for
+ * the poller, or on its private list), under poller->lock.  Each list
+ * membership holds a QP reference; destroy_qp marks the QP dying, which
+ * makes the poller drop it on its next pass, and waits for the
+ * references.
+ */
+#include <linux/kthread.h>
+#include <linux/sched.h>
+#include <linux/sched/stat.h>
+
+#include "engine.h"
+
+enum {
+	SOFTHCA_POLL_IDLE,	/* no poller looks at it */
+	SOFTHCA_POLL_QUEUED,	/* on poller->queue, not yet adopted */
+	SOFTHCA_POLL_ACTIVE,	/* on the poller thread's private list */
+};
+
+/*
+ * Another task runnable on the poller's CPU for this long means the CPU
+ * is contended (a short-lived kworker is not: cond_resched() lets it
+ * run and the poller carries on)...
+ */
+#define SOFTHCA_CONTENDED_NS	(2 * NSEC_PER_MSEC)
+/* ... and then the poller stays away for this long. */
+#define SOFTHCA_BACKOFF_NS	(20 * NSEC_PER_MSEC)
+
+static void softhca_wq_flag_set(struct softhca_wq *wq, u32 flag)
+{
+	atomic_or(flag, (atomic_t *)&((struct softhca_wq_hdr *)
+				      softhca_ring_hdr(&wq->ring))->flags);
+}
+
+static void softhca_wq_flag_clear(struct softhca_wq *wq, u32 flag)
+{
+	atomic_andnot(flag, (atomic_t *)&((struct softhca_wq_hdr *)
+					  softhca_ring_hdr(&wq->ring))->flags);
+}
+
+/**
+ * softhca_engine_kick - hand a QP to its poller
+ * @qp: the QP; nothing happens if it is dying or already watched
+ *
+ * Context: any.
+ */
+void softhca_engine_kick(struct softhca_qp *qp)
+{
+	struct softhca_poller *p = qp->poller;
+	unsigned long flags;
+	bool wake = false;
+
+	spin_lock_irqsave(&p->lock, flags);
+	if (qp->poll_state == SOFTHCA_POLL_IDLE && !READ_ONCE(qp->dying)) {
+		refcount_inc(&qp->ref);
+		qp->poll_state = SOFTHCA_POLL_QUEUED;
+		list_add_tail(&qp->poll_node, &p->queue);
+		wake = p->sleeping;
+	}
+	spin_unlock_irqrestore(&p->lock, flags);
+	if (wake)
+		wake_up_process(p->task);
+}
+
+/**
+ * softhca_engine_detach - take a dying QP off a poller's queue
+ * @qp: the QP, already marked dying
+ *
+ * A QP on the thread's private list is dropped by the thread itself on
+ * its next pass; the caller waits for the QP's references either way.
+ */
+void softhca_engine_detach(struct softhca_qp *qp)
+{
+	struct softhca_poller *p = qp->poller;
+	bool put = false;
+
+	spin_lock_irq(&p->lock);
+	if (qp->poll_state == SOFTHCA_POLL_QUEUED) {
+		list_del_init(&qp->poll_node);
+		qp->poll_state = SOFTHCA_POLL_IDLE;
+		put = true;
+	}
+	spin_unlock_irq(&p->lock);
+	if (put)
+		softhca_qp_put(qp);
+}
+
+/**
+ * softhca_engine_doorbell - a process rang its send queue's doorbell
+ * @qp: a user QP not in ERR
+ *
+ * Context: process (the POST_SEND system call).
+ */
+void softhca_engine_doorbell(struct softhca_qp *qp)
+{
+	struct softhca_poller *p = qp->poller;
+	unsigned int rounds = 16;
+
+	/* Run what was posted, a budget at a time, yielding in between. */
+	while (softhca_req_run(qp, softhca_engine.qp_budget) &&
+	       softhca_req_pending(qp) && --rounds)
+		cond_resched();
+	if (softhca_req_pending(qp) ||
+	    ktime_get_ns() >= READ_ONCE(p->contended_until))
+		softhca_engine_kick(qp);
+}
+
+/* Take the QPs handed over since the last pass. */
+static void softhca_poller_adopt(struct softhca_poller *p, u64 now)
+{
+	struct softhca_qp *qp;
+	LIST_HEAD(fresh);
+
+	spin_lock_irq(&p->lock);
+	list_splice_init(&p->queue, &fresh);
+	list_for_each_entry(qp, &fresh, poll_node)
+		qp->poll_state = SOFTHCA_POLL_ACTIVE;
+	spin_unlock_irq(&p->lock);
+
+	list_for_each_entry(qp, &fresh, poll_node) {
+		qp->last_work = now;
+		/* Watched from now on: posts need no doorbell. */
+		softhca_wq_flag_clear(&qp->sq, SOFTHCA_WQ_F_NEED_WAKEUP);
+	}
+	list_splice_tail(&fresh, &p->active);
+}
+
+static void softhca_poller_drop(struct softhca_poller *p,
+				struct softhca_qp *qp)
+{
+	list_del_init(&qp->poll_node);
+	spin_lock_irq(&p->lock);
+	qp->poll_state = SOFTHCA_POLL_IDLE;
+	spin_unlock_irq(&p->lock);
+	softhca_qp_put(qp);
+}
+
+/*
+ * Give a QP back to the doorbell, unless work raced in.  Return: true if
+ * it was given back.
+ */
+static bool softhca_poller_release(struct softhca_poller *p,
+				   struct softhca_qp *qp)
+{
+	if (qp->sq.ring.entries) {
+		softhca_wq_flag_set(&qp->sq, SOFTHCA_WQ_F_NEED_WAKEUP);
+		/*
+		 * Pairs with the library's full barrier between its
+		 * store of prod and its load of flags.
+		 */
+		smp_mb__after_atomic();
+		if (softhca_req_pending(qp)) {
+			softhca_wq_flag_clear(&qp->sq,
+					      SOFTHCA_WQ_F_NEED_WAKEUP);
+			return false;
+		}
+	}
+	softhca_poller_drop(p, qp);
+	return true;
+}
+
+/* One pass over the watched QPs. Return: steps that made progress. */
+static int softhca_poller_pass(struct softhca_poller *p, u64 now)
+{
+	u64 idle_ns = (u64)softhca_engine.idle_us * NSEC_PER_USEC;
+	struct softhca_qp *qp, *tmp;
+	int work = 0, n;
+
+	list_for_each_entry_safe(qp, tmp, &p->active, poll_node) {
+		if (READ_ONCE(qp->dying)) {
+			softhca_poller_drop(p, qp);
+			continue;
+		}
+		n = softhca_req_run(qp, softhca_engine.qp_budget);
+		if (n) {
+			qp->last_work = now;
+			work += n;
+		} else if (now - qp->last_work >= idle_ns ||
+			   READ_ONCE(qp->req.rnr_wait)) {
+			/* An RNR wait ends by its timer, which kicks. */
+			softhca_poller_release(p, qp);
+		}
+	}
+	return work;
+}
+
+/* Give everything back (contended CPU, or stopping). */
+static void softhca_poller_release_all(struct softhca_poller *p)
+{
+	struct softhca_qp *qp, *tmp;
+
+	list_for_each_entry_safe(qp, tmp, &p->active, poll_node) {
+		if (READ_ONCE(qp->dying)) {
+			softhca_poller_drop(p, qp);
+			continue;
+		}
+		/* Work that raced in runs before the QP goes back. */
+		while (!softhca_poller_release(p, qp)) {
+			softhca_req_run(qp, softhca_engine.qp_budget);
+			cond_resched();
+		}
+	}
+}
+
+static void softhca_poller_sleep(struct softhca_poller *p)
+{
+	bool empty;
+
+	set_current_state(TASK_INTERRUPTIBLE);
+	spin_lock_irq(&p->lock);
+	empty = list_empty(&p->queue);
+	p->sleeping = empty;
+	spin_unlock_irq(&p->lock);
+	if (empty && !kthread_should_stop())
+		schedule();
+	__set_current_state(TASK_RUNNING);
+	spin_lock_irq(&p->lock);
+	p->sleeping = false;
+	spin_unlock_irq(&p->lock);
+}
+
+static int softhca_poller_fn(void *arg)
+{
+	struct softhca_poller *p = arg;
+	u64 now, contended_since = 0;
+
+	while (!kthread_should_stop()) {
+		now = ktime_get_ns();
+		softhca_poller_adopt(p, now);
+		softhca_poller_pass(p, now);
+		if (list_empty(&p->active)) {
+			softhca_poller_sleep(p);
+			continue;
+		}
+		if (single_task_running()) {
+			contended_since = 0;
+		} else if (!contended_since) {
+			contended_since = now;
+		} else if (now - contended_since >= SOFTHCA_CONTENDED_NS) {
+			WRITE_ONCE(p->contended_until,
+				   ktime_get_ns() + SOFTHCA_BACKOFF_NS);
+			softhca_poller_release_all(p);
+			contended_since = 0;
+			continue;
+		}
+		cond_resched();
+		cpu_relax();
+	}
+	softhca_poller_release_all(p);
+	return 0;
+}
+
+/**
+ * softhca_engine_start - create the device's poller threads
+ * @sdev: the device
+ * @name: the device name, for the threads' names
+ */
+int softhca_engine_start(struct softhca_dev *sdev, const char *name)
+{
+	unsigned int i, n = softhca_engine.pollers;
+	struct softhca_poller *p;
+	int cpu;
+
+	sdev->pollers = kcalloc(n, sizeof(*sdev->pollers), GFP_KERNEL);
+	if (!sdev->pollers)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		p = &sdev->pollers[i];
+		spin_lock_init(&p->lock);
+		INIT_LIST_HEAD(&p->queue);
+		INIT_LIST_HEAD(&p->active);
+		p->task = kthread_create(softhca_poller_fn, p, "softhca/%s:%u",
+					 name, i);
+		if (IS_ERR(p->task)) {
+			int err = PTR_ERR(p->task);
+
+			p->task = NULL;
+			softhca_engine_stop(sdev);
+			return err;
+		}
+		cpu = softhca_engine.poller_cpu;
+		if (cpu >= 0) {
+			cpu = (cpu + i) % nr_cpu_ids;
+			if (cpu_online(cpu))
+				kthread_bind(p->task, cpu);
+		}
+		sdev->npollers = i + 1;
+		wake_up_process(p->task);
+	}
+	return 0;
+}
+
+/* Stop the pollers; every QP is gone, so their lists are empty. */
+void softhca_engine_stop(struct softhca_dev *sdev)
+{
+	unsigned int i;
+
+	for (i = 0; i < sdev->npollers; i++)
+		if (sdev->pollers[i].task)
+			kthread_stop(sdev->pollers[i].task);
+	kfree(sdev->pollers);
+	sdev->pollers = NULL;
+	sdev->npollers = 0;
+}

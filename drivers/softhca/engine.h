@@ -1,0 +1,153 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * softhca: the engine that moves data.
+ *
+ *   engine.c    the pollers: which QPs are polled, NEED_WAKEUP, sleeping,
+ *               giving the CPU back; the doorbell entry point
+ *   req.c       the requester: takes send WQEs (copy, validate), runs
+ *               them chunk by chunk, retires them and completes them
+ *   resp.c      the responder: receive WQEs, remote keys, data placement,
+ *               atomics and receive completions
+ *   mem.c       MR lookup by key with a reference, SGE resolution, copy
+ *   loopback.c  the transport seam: finds the peer QP of a message on
+ *               this host (same device or another softhca device)
+ *
+ * A requester hands a message, or one chunk of a long one, to the
+ * responder as a struct softhca_msg and gets a struct softhca_ack back,
+ * the way a RoCE requester would get an ACK or NAK packet.  The
+ * same-host transport calls the responder directly; a wire transport
+ * would put the message in packets and return the answer later.
+ *
+ * Lock order (outermost first): the sending QP's sq.lock, the peer's
+ * resp.lock, an RQ's or SRQ's rq.lock, a CQ's lock.  Nothing sleeps
+ * under any of them; MR and peer-QP references are taken and dropped
+ * within one visit, so dereg_mr and destroy_qp wait at most one visit.
+ */
+#ifndef SOFTHCA_ENGINE_H
+#define SOFTHCA_ENGINE_H
+
+#include "softhca.h"
+
+/* One resolved piece of memory: an SGE after its key was checked. */
+struct softhca_seg {
+	struct softhca_mr *mr;	/* referenced; NULL: kernel memory (inline) */
+	u64 addr;		/* iova within @mr, or a kernel address */
+	u32 len;
+};
+
+/* A position in a list of segments. */
+struct softhca_cursor {
+	struct softhca_seg *seg;
+	u32 nseg;
+	u32 idx;
+	u32 off;
+};
+
+/* The answer of a responder (the ACK/NAK of RoCE). */
+enum softhca_ack {
+	SOFTHCA_ACK,		/* done (or, for UC/UD, silently dropped) */
+	SOFTHCA_RNR,		/* no receive WQE: retry after @rnr_timer */
+	SOFTHCA_NAK_INV,	/* invalid request: REM_INV_REQ_ERR */
+	SOFTHCA_NAK_ACCESS,	/* remote access error: REM_ACCESS_ERR */
+	SOFTHCA_NAK_OP,		/* remote operational error: REM_OP_ERR */
+	SOFTHCA_NO_PEER,	/* nobody answers: RETRY_EXC_ERR */
+};
+
+/**
+ * struct softhca_msg - one message, or one chunk of it, for a responder
+ * @src: the sending QP
+ * @opcode: IB_UVERBS_WR_*
+ * @first, @last: position of this chunk in its message
+ * @solicited: the solicited-event bit (last chunk)
+ * @imm: immediate data, network order
+ * @qkey: UD: the Q_Key the message carries
+ * @remote_addr, @rkey: RDMA and atomics, for this chunk
+ * @compare_add, @swap: atomics
+ * @len: bytes in this chunk
+ * @total: bytes in the whole message
+ * @data: SEND/WRITE: where the payload comes from; READ: where it goes;
+ *	atomics: unused (the result comes back in @atomic_orig)
+ * @atomic_orig: out: the remote value before the atomic
+ * @peer_err: out: the responder's QP must move to ERR with this event
+ *	(0: no); the requester does it once it dropped its own locks
+ */
+struct softhca_msg {
+	struct softhca_qp *src;
+	u8 opcode;
+	bool first;
+	bool last;
+	bool solicited;
+	u32 imm;
+	u32 qkey;
+	u64 remote_addr;
+	u32 rkey;
+	u64 compare_add;
+	u64 swap;
+	u32 len;
+	u64 total;
+	struct softhca_cursor *data;
+	u64 atomic_orig;
+	int peer_err;
+};
+
+/* Where a message goes: the result of the transport's lookup. */
+struct softhca_dest {
+	struct softhca_qp *qp;	/* referenced */
+	struct softhca_dev *sdev;	/* registration held (ib_device_try_get) */
+	union ib_gid sgid;	/* UD: the sender's GID, for the GRH */
+	union ib_gid dgid;	/* UD: the destination GID, for the GRH */
+	u32 qpn;
+	u32 qkey;
+};
+
+/* mem.c */
+int softhca_mr_pages_init(struct softhca_mr *mr);
+void softhca_mr_pages_free(struct softhca_mr *mr);
+struct softhca_mr *softhca_mr_get(struct softhca_dev *sdev, u32 key,
+				  struct ib_pd *pd, int access, u64 addr,
+				  u64 len);
+void softhca_mr_put(struct softhca_mr *mr);
+int softhca_segs_resolve(struct softhca_dev *sdev, struct ib_pd *pd,
+			 const struct softhca_sge *sge, u32 n, int access,
+			 struct softhca_seg *segs, u32 *nseg);
+void softhca_segs_put(struct softhca_seg *segs, u32 nseg);
+void softhca_cursor_init(struct softhca_cursor *c, struct softhca_seg *segs,
+			 u32 nseg);
+void softhca_cursor_skip(struct softhca_cursor *c, u64 len);
+void softhca_copy(struct softhca_cursor *dst, struct softhca_cursor *src,
+		  u32 len);
+int softhca_mem_atomic(struct softhca_mr *mr, u64 addr, u8 opcode,
+		       u64 compare_add, u64 swap, u64 *orig);
+
+/* loopback.c */
+void softhca_devs_index_add(struct softhca_dev *sdev);
+void softhca_devs_index_del(struct softhca_dev *sdev);
+u32 softhca_dev_by_gid(const union ib_gid *gid);
+int softhca_dest_get(struct softhca_qp *qp, const struct softhca_send_wqe *wqe,
+		     struct softhca_dest *dest);
+void softhca_dest_put(struct softhca_dest *dest);
+struct softhca_qp *softhca_qp_get(struct softhca_dev *sdev, u32 qpn);
+
+/* resp.c */
+enum softhca_ack softhca_resp_deliver(struct softhca_dest *dest,
+				      struct softhca_msg *msg);
+void softhca_resp_flush(struct softhca_qp *qp);
+u32 softhca_rnr_timer_ns(u8 min_rnr_timer);
+
+/* req.c */
+int softhca_req_run(struct softhca_qp *qp, u32 budget);
+bool softhca_req_pending(struct softhca_qp *qp);
+void softhca_req_rnr_timer(struct timer_list *t);
+
+/* engine.c: tunables (module parameters, main.c) */
+struct softhca_engine_params {
+	unsigned int pollers;	/* poller threads per device */
+	int poller_cpu;		/* first CPU to bind pollers to, -1: none */
+	unsigned int idle_us;	/* spin this long without work, then sleep */
+	unsigned int qp_budget;	/* WQEs per QP per visit */
+	unsigned int chunk;	/* bytes per chunk of a long message */
+};
+
+extern struct softhca_engine_params softhca_engine;
+
+#endif /* SOFTHCA_ENGINE_H */

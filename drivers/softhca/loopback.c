@@ -1,0 +1,162 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * softhca: the same-host transport.
+ *
+ * A message goes to a QP number on a device.  The device is found once,
+ * from a destination GID (an RC/UC QP's path at RTR, a UD AH at
+ * creation): the softhca device whose GID table holds that GID, as a
+ * device index.  Per message, softhca_dest_get() turns (device index,
+ * QP number) into references on the device's registration and on the
+ * QP, or says that nobody is there (a peer on another host needs the
+ * RoCEv2 transport, which is not written yet: to this transport such a
+ * peer does not answer).
+ *
+ * Every registered softhca device is in softhca_dev_xa under its ib_core
+ * index.  Lookups take the xarray lock and then the device's
+ * registration reference (ib_device_try_get), which fails once
+ * unregistration has begun; the entry is erased in dealloc_driver,
+ * before the device's memory can go.
+ */
+#include <rdma/ib_cache.h>
+
+#include "engine.h"
+
+static DEFINE_XARRAY(softhca_dev_xa);
+
+void softhca_devs_index_add(struct softhca_dev *sdev)
+{
+	xa_store(&softhca_dev_xa, sdev->ibdev.index, sdev, GFP_KERNEL);
+}
+
+void softhca_devs_index_del(struct softhca_dev *sdev)
+{
+	xa_cmpxchg(&softhca_dev_xa, sdev->ibdev.index, sdev, NULL, GFP_KERNEL);
+}
+
+/* A device by index, with its registration held; NULL if gone. */
+static struct softhca_dev *softhca_dev_get(unsigned long index)
+{
+	struct softhca_dev *sdev;
+
+	xa_lock(&softhca_dev_xa);
+	sdev = xa_load(&softhca_dev_xa, index);
+	if (sdev && !ib_device_try_get(&sdev->ibdev))
+		sdev = NULL;
+	xa_unlock(&softhca_dev_xa);
+	return sdev;
+}
+
+/**
+ * softhca_dev_by_gid - which softhca device on this host owns a GID
+ * @gid: the GID
+ *
+ * Context: any (no sleeping).
+ * Return: the device's index plus one, or 0 when no softhca device here
+ * has that GID.
+ */
+u32 softhca_dev_by_gid(const union ib_gid *gid)
+{
+	const struct ib_gid_attr *attr;
+	struct softhca_dev *sdev;
+	unsigned long index = 0;
+
+	for (;; index++) {
+		xa_lock(&softhca_dev_xa);
+		sdev = xa_find(&softhca_dev_xa, &index, ULONG_MAX, XA_PRESENT);
+		if (sdev && !ib_device_try_get(&sdev->ibdev))
+			sdev = ERR_PTR(-ENODEV);	/* going away: skip */
+		xa_unlock(&softhca_dev_xa);
+		if (!sdev)
+			return 0;
+		if (IS_ERR(sdev))
+			continue;
+		attr = rdma_find_gid_by_port(&sdev->ibdev, gid,
+					     IB_GID_TYPE_ROCE_UDP_ENCAP,
+					     SOFTHCA_PORT, NULL);
+		ib_device_put(&sdev->ibdev);
+		if (!IS_ERR(attr)) {
+			rdma_put_gid_attr(attr);
+			return index + 1;
+		}
+	}
+}
+
+/* A QP by number, referenced; NULL if there is none (or it is dying). */
+struct softhca_qp *softhca_qp_get(struct softhca_dev *sdev, u32 qpn)
+{
+	struct softhca_qp *qp;
+
+	xa_lock(&sdev->qps);
+	qp = xa_load(&sdev->qps, qpn);
+	if (qp && !refcount_inc_not_zero(&qp->ref))
+		qp = NULL;
+	xa_unlock(&sdev->qps);
+	return qp;
+}
+
+/* A UD WQE's AH, by number: it must belong to the sending QP's PD. */
+static int softhca_dest_ah(struct softhca_qp *qp,
+			   const struct softhca_send_wqe *wqe, u32 *dev,
+			   struct softhca_dest *dest)
+{
+	struct softhca_dev *sdev = to_sdev(qp->ibqp.device);
+	struct softhca_ah *ah;
+	int err = -EINVAL;
+
+	xa_lock(&sdev->ahs);
+	ah = xa_load(&sdev->ahs, wqe->ud.ah_num);
+	if (ah && ah->ibah.pd == qp->ibqp.pd) {
+		*dev = ah->dest_dev;
+		dest->sgid = ah->sgid;
+		dest->dgid = ah->attr.grh.dgid;
+		err = 0;
+	}
+	xa_unlock(&sdev->ahs);
+	return err;
+}
+
+/**
+ * softhca_dest_get - where a send WQE's message goes
+ * @qp: the sending QP
+ * @wqe: the kernel copy of the WQE (UD: names the AH and the QP)
+ * @dest: out, referenced destination
+ *
+ * Return: 0; -ENOENT when nobody on this host answers for the
+ * destination; -EINVAL when a UD WQE names no AH of the QP's PD.
+ */
+int softhca_dest_get(struct softhca_qp *qp, const struct softhca_send_wqe *wqe,
+		     struct softhca_dest *dest)
+{
+	u32 dev;
+	int err;
+
+	if (qp->ibqp.qp_type == IB_QPT_UD || qp->ibqp.qp_type == IB_QPT_GSI) {
+		err = softhca_dest_ah(qp, wqe, &dev, dest);
+		if (err)
+			return err;
+		dest->qpn = wqe->ud.remote_qpn & SOFTHCA_MAX_NUM;
+		/* A Q_Key with the high bit set means "use the QP's". */
+		dest->qkey = (wqe->remote_qkey & 0x80000000) ?
+			     qp->attr.qkey : wqe->remote_qkey;
+	} else {
+		dev = READ_ONCE(qp->dest_dev);
+		dest->qpn = qp->attr.dest_qp_num;
+	}
+	if (!dev)
+		return -ENOENT;
+	dest->sdev = softhca_dev_get(dev - 1);
+	if (!dest->sdev)
+		return -ENOENT;
+	dest->qp = softhca_qp_get(dest->sdev, dest->qpn);
+	if (!dest->qp) {
+		ib_device_put(&dest->sdev->ibdev);
+		return -ENOENT;
+	}
+	return 0;
+}
+
+void softhca_dest_put(struct softhca_dest *dest)
+{
+	softhca_qp_put(dest->qp);
+	ib_device_put(&dest->sdev->ibdev);
+}

@@ -1,0 +1,351 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * softhca: the requester.
+ *
+ * softhca_req_run() advances one QP's send queue by up to @budget steps.
+ * A step is either taking the next WQE or running one chunk of the
+ * current one.  Taking a WQE is the hostile-ring rule in action: the
+ * slot is copied once into qp->req.wqe and only the copy is validated
+ * and used; the ring's producer index is read once per step and checked
+ * against the kernel's own consumer index.
+ *
+ * A message is cut into chunks of softhca_engine.chunk bytes so that a
+ * 1 GiB RDMA WRITE takes many visits and other QPs run in between; the
+ * progress (bytes done) is kernel-private in qp->req.  Each chunk goes
+ * to the responder through the transport (loopback.c), which answers
+ * like a RoCE responder: ACK, RNR NAK, or a NAK that ends the WQE in
+ * error.  WQEs retire in order: the consumer index the process sees
+ * moves past a WQE when it is complete, signaled or not, and only
+ * signaled WQEs and errors produce a CQE.
+ *
+ * FENCE needs no wait here: a WQE starts only after every earlier one
+ * has completed (RDMA READs and atomics included), which is what a
+ * fence asks for.
+ *
+ * Errors that move QPs to ERR (ours, or the responder's for a NAK) are
+ * carried out after sq.lock is dropped: the flush takes the queue locks
+ * itself, and the responder may be this very QP.
+ */
+#include <linux/timer.h>
+#include <rdma/ib_verbs.h>
+
+#include "engine.h"
+#include "wqe.h"
+
+/* What a run leaves to do once sq.lock is dropped. */
+struct softhca_req_out {
+	bool err;		/* our QP goes to ERR */
+	bool fatal;		/* ... with IB_EVENT_QP_FATAL (a corrupt ring) */
+	bool drained;		/* SQD reached with nothing in flight */
+	int peer_event;		/* the responder's QP goes to ERR */
+	struct softhca_dest peer;
+};
+
+static u8 softhca_wc_opcode(u8 wr_opcode)
+{
+	switch (wr_opcode) {
+	case IB_UVERBS_WR_RDMA_WRITE:
+	case IB_UVERBS_WR_RDMA_WRITE_WITH_IMM:
+		return IB_WC_RDMA_WRITE;
+	case IB_UVERBS_WR_RDMA_READ:
+		return IB_WC_RDMA_READ;
+	case IB_UVERBS_WR_ATOMIC_CMP_AND_SWP:
+		return IB_WC_COMP_SWAP;
+	case IB_UVERBS_WR_ATOMIC_FETCH_AND_ADD:
+		return IB_WC_FETCH_ADD;
+	default:
+		return IB_WC_SEND;
+	}
+}
+
+static bool softhca_is_atomic(u8 op)
+{
+	return op == IB_UVERBS_WR_ATOMIC_CMP_AND_SWP ||
+	       op == IB_UVERBS_WR_ATOMIC_FETCH_AND_ADD;
+}
+
+/* Complete the current WQE with @status and free its slot. */
+static void softhca_req_retire(struct softhca_qp *qp, u8 status,
+			       struct softhca_req_out *out)
+{
+	struct softhca_wq_hdr *hdr = softhca_ring_hdr(&qp->sq.ring);
+	const struct softhca_send_wqe *w = qp->req.wqe;
+	struct softhca_cqe cqe = {
+		.wr_id = w->ctrl.wr_id,
+		.status = status,
+		.opcode = softhca_wc_opcode(w->ctrl.opcode),
+		.qp_num = qp->ibqp.qp_num,
+	};
+
+	if (status == IB_WC_SUCCESS)
+		cqe.byte_len = qp->req.len;
+	if (status != IB_WC_SUCCESS || (w->ctrl.flags & SOFTHCA_WQE_F_SIGNALED) ||
+	    qp->sq_sig_type == IB_SIGNAL_ALL_WR)
+		softhca_cq_push(to_scq(qp->ibqp.send_cq), &cqe, false);
+
+	qp->req.busy = false;
+	qp->sq.cons++;
+	/* Pairs with the producer's load-acquire of cons: slot reusable. */
+	smp_store_release(&hdr->cons, qp->sq.cons);
+	if (status != IB_WC_SUCCESS)
+		out->err = true;
+	if (qp->req.drain_notify) {
+		qp->req.drain_notify = false;
+		out->drained = true;
+	}
+}
+
+/* Take the next WQE: copy it once, validate the copy. */
+static int softhca_req_take(struct softhca_qp *qp, struct softhca_req_out *out)
+{
+	struct softhca_wq_hdr *hdr = softhca_ring_hdr(&qp->sq.ring);
+	struct softhca_wqe_bounds b = {
+		.qp_type = qp->ibqp.qp_type,
+		.stride = qp->sq.ring.stride,
+		.max_sge = qp->sq.max_sge,
+		.max_inline = qp->sq.max_inline,
+	};
+	int posted, err;
+
+	if (READ_ONCE(qp->state) != IB_QPS_RTS)
+		return 0;	/* SQD: nothing new starts; ERR: the flush */
+	/* Pairs with the producer's store-release of prod. */
+	posted = softhca_ring_posted(smp_load_acquire(&hdr->prod),
+				     qp->sq.cons, qp->sq.ring.entries);
+	if (posted <= 0) {
+		out->fatal = posted < 0;
+		return 0;
+	}
+	softhca_wqe_copy(qp->req.wqe, softhca_ring_slot(&qp->sq.ring,
+							qp->sq.cons),
+			 qp->sq.ring.stride);
+	qp->req.busy = true;
+	qp->req.done = 0;
+	qp->req.rnr_wait = false;
+	qp->req.rnr_left = qp->attr.rnr_retry;
+	err = softhca_send_wqe_check(qp->req.wqe, &b, &qp->req.len);
+	if (!err && (qp->ibqp.qp_type == IB_QPT_UD ||
+		     qp->ibqp.qp_type == IB_QPT_GSI) &&
+	    qp->req.len > qp->req.ud_max)
+		err = -EMSGSIZE;	/* a datagram fits one packet */
+	if (err) {
+		qp->req.len = 0;
+		softhca_req_retire(qp, err == -EMSGSIZE ? IB_WC_LOC_LEN_ERR :
+				   IB_WC_LOC_QP_OP_ERR, out);
+		return 0;
+	}
+	return 1;
+}
+
+/* The local side of the current WQE as segments (inline: the copy). */
+static int softhca_req_local(struct softhca_qp *qp, u32 *nseg)
+{
+	const struct softhca_send_wqe *w = qp->req.wqe;
+	int access = 0;
+
+	if (w->ctrl.flags & SOFTHCA_WQE_F_INLINE) {
+		qp->req.segs[0].mr = NULL;
+		qp->req.segs[0].addr = (uintptr_t)(w + 1);
+		qp->req.segs[0].len = w->inline_len;
+		*nseg = w->inline_len ? 1 : 0;
+		return 0;
+	}
+	if (w->ctrl.opcode == IB_UVERBS_WR_RDMA_READ ||
+	    softhca_is_atomic(w->ctrl.opcode))
+		access = IB_ACCESS_LOCAL_WRITE;
+	return softhca_segs_resolve(to_sdev(qp->ibqp.device), qp->ibqp.pd,
+				    (const struct softhca_sge *)(w + 1),
+				    w->ctrl.num_sge, access, qp->req.segs, nseg);
+}
+
+static u8 softhca_nak_status(enum softhca_ack ack)
+{
+	switch (ack) {
+	case SOFTHCA_NAK_INV:
+		return IB_WC_REM_INV_REQ_ERR;
+	case SOFTHCA_NAK_ACCESS:
+		return IB_WC_REM_ACCESS_ERR;
+	case SOFTHCA_NAK_OP:
+		return IB_WC_REM_OP_ERR;
+	default:
+		return IB_WC_RETRY_EXC_ERR;
+	}
+}
+
+/* An RNR NAK: wait the responder's timer, or give up. */
+static void softhca_req_rnr(struct softhca_qp *qp, u8 min_rnr_timer,
+			    struct softhca_req_out *out)
+{
+	u64 wait = softhca_rnr_timer_ns(min_rnr_timer);
+
+	if (!qp->req.rnr_left) {
+		softhca_req_retire(qp, IB_WC_RNR_RETRY_EXC_ERR, out);
+		return;
+	}
+	if (qp->req.rnr_left != 7)	/* 7 means retry forever */
+		qp->req.rnr_left--;
+	qp->req.rnr_wait = true;
+	qp->req.rnr_until = ktime_get_ns() + wait;
+	if (!READ_ONCE(qp->dying))
+		mod_timer(&qp->rnr_timer, jiffies + nsecs_to_jiffies(wait) + 1);
+}
+
+/* Run one chunk of the current WQE. Return: 1 if progress was made. */
+static int softhca_req_chunk(struct softhca_qp *qp, struct softhca_req_out *out)
+{
+	const struct softhca_send_wqe *w = qp->req.wqe;
+	struct softhca_msg msg = {};
+	struct softhca_cursor local, res;
+	struct softhca_dest dest;
+	struct softhca_seg orig;
+	enum softhca_ack ack;
+	u8 rnr_timer;
+	u32 nseg, chunk;
+	int err;
+
+	err = softhca_dest_get(qp, w, &dest);
+	if (err) {
+		/* UC and UD: a message nobody takes is lost, not failed. */
+		if (err == -ENOENT && qp->ibqp.qp_type != IB_QPT_RC) {
+			softhca_req_retire(qp, IB_WC_SUCCESS, out);
+			return 1;
+		}
+		softhca_req_retire(qp, err == -ENOENT ? IB_WC_RETRY_EXC_ERR :
+				   IB_WC_LOC_QP_OP_ERR, out);
+		return 0;
+	}
+	if (softhca_req_local(qp, &nseg)) {
+		softhca_dest_put(&dest);
+		softhca_req_retire(qp, IB_WC_LOC_PROT_ERR, out);
+		return 0;
+	}
+	softhca_cursor_init(&local, qp->req.segs, nseg);
+	softhca_cursor_skip(&local, qp->req.done);
+
+	chunk = min_t(u64, qp->req.len - qp->req.done, softhca_engine.chunk);
+	msg.src = qp;
+	msg.opcode = w->ctrl.opcode;
+	msg.first = !qp->req.done;
+	msg.last = qp->req.done + chunk == qp->req.len;
+	msg.solicited = msg.last && (w->ctrl.flags & SOFTHCA_WQE_F_SOLICITED);
+	msg.imm = w->ctrl.imm_data;
+	msg.qkey = dest.qkey;
+	msg.remote_addr = w->remote_addr + qp->req.done;
+	msg.rkey = w->rkey;
+	msg.compare_add = w->compare_add;
+	msg.swap = w->swap;
+	msg.len = chunk;
+	msg.total = qp->req.len;
+	msg.data = &local;
+
+	ack = softhca_resp_deliver(&dest, &msg);
+	if (ack == SOFTHCA_ACK && softhca_is_atomic(msg.opcode)) {
+		orig.mr = NULL;
+		orig.addr = (uintptr_t)&msg.atomic_orig;
+		orig.len = 8;
+		softhca_cursor_init(&res, &orig, 1);
+		softhca_copy(&local, &res, 8);
+	}
+	if (!(w->ctrl.flags & SOFTHCA_WQE_F_INLINE))
+		softhca_segs_put(qp->req.segs, nseg);
+	rnr_timer = dest.qp->attr.min_rnr_timer;
+	if (msg.peer_err && !out->peer_event) {
+		out->peer_event = msg.peer_err;
+		out->peer = dest;	/* keeps the references */
+	} else {
+		softhca_dest_put(&dest);
+	}
+
+	switch (ack) {
+	case SOFTHCA_ACK:
+		qp->req.done += chunk;
+		qp->req.rnr_left = qp->attr.rnr_retry;
+		if (msg.last)
+			softhca_req_retire(qp, IB_WC_SUCCESS, out);
+		return 1;
+	case SOFTHCA_RNR:
+		softhca_req_rnr(qp, rnr_timer, out);
+		return 0;
+	default:
+		softhca_req_retire(qp, softhca_nak_status(ack), out);
+		return 0;
+	}
+}
+
+/* Carry out what a run decided, without sq.lock. */
+static void softhca_req_after(struct softhca_qp *qp,
+			      struct softhca_req_out *out)
+{
+	if (out->peer_event) {
+		softhca_qp_error(out->peer.qp, out->peer_event);
+		softhca_dest_put(&out->peer);
+	}
+	if (out->fatal)
+		softhca_qp_fatal(qp);
+	else if (out->err)
+		softhca_qp_error(qp, 0);
+	if (out->drained)
+		softhca_qp_event(qp, IB_EVENT_SQ_DRAINED);
+}
+
+/**
+ * softhca_req_run - advance a QP's send queue
+ * @qp: the QP (a reference held by the caller)
+ * @budget: steps at most (WQEs taken plus chunks run)
+ *
+ * Context: process context, no softhca lock held.
+ * Return: the steps that made progress.
+ */
+int softhca_req_run(struct softhca_qp *qp, u32 budget)
+{
+	struct softhca_req_out out = {};
+	int work = 0;
+
+	if (!qp->sq.ring.entries || READ_ONCE(qp->dying))
+		return 0;
+	spin_lock_bh(&qp->sq.lock);
+	while (work < budget && !out.err && !out.fatal) {
+		if (!qp->req.busy) {
+			if (!softhca_req_take(qp, &out))
+				break;
+		} else if (qp->req.rnr_wait) {
+			if (ktime_get_ns() < qp->req.rnr_until)
+				break;
+			qp->req.rnr_wait = false;
+		} else if (READ_ONCE(qp->state) != IB_QPS_RTS &&
+			   READ_ONCE(qp->state) != IB_QPS_SQD) {
+			break;
+		}
+		if (!softhca_req_chunk(qp, &out))
+			break;
+		work++;
+	}
+	spin_unlock_bh(&qp->sq.lock);
+	softhca_req_after(qp, &out);
+	return work;
+}
+
+/*
+ * Is there work the poller could do now?  A lockless look (the caller
+ * re-checks after publishing NEED_WAKEUP): a WQE in progress that is not
+ * waiting for its RNR timer, or WQEs posted beyond the consumer index.
+ */
+bool softhca_req_pending(struct softhca_qp *qp)
+{
+	struct softhca_wq_hdr *hdr = softhca_ring_hdr(&qp->sq.ring);
+
+	if (!qp->sq.ring.entries)
+		return false;
+	if (READ_ONCE(qp->req.busy))
+		return !READ_ONCE(qp->req.rnr_wait);
+	return READ_ONCE(hdr->prod) != READ_ONCE(qp->sq.cons) &&
+	       READ_ONCE(qp->state) == IB_QPS_RTS;
+}
+
+/* The RNR timer expired: hand the QP to its poller. */
+void softhca_req_rnr_timer(struct timer_list *t)
+{
+	struct softhca_qp *qp = from_timer(qp, t, rnr_timer);
+
+	softhca_engine_kick(qp);
+}
