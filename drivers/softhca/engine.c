@@ -29,7 +29,9 @@
  * would slow that task down, and a process spinning on its CQ for work
  * only the poller can do would wait for the poller's next time slice.
  * So when the poller sees another runnable task on its CPU for
- * SOFTHCA_CONTENDED_NS in a row, it gives every QP back at once
+ * softhca_engine.contended_us in a row (a short-lived kworker does not
+ * count: cond_resched() lets it run and the poller carries on), it
+ * gives every QP back at once
  * (NEED_WAKEUP set: posts ring the doorbell and run inline, as they
  * would with no poller at all) and stays out of the
  * way for a while (doorbells do not hand QPs over during that time
@@ -53,13 +55,7 @@ enum {
 	SOFTHCA_POLL_ACTIVE,	/* on the poller thread's private list */
 };
 
-/*
- * Another task runnable on the poller's CPU for this long means the CPU
- * is contended (a short-lived kworker is not: cond_resched() lets it
- * run and the poller carries on)...
- */
-#define SOFTHCA_CONTENDED_NS	(2 * NSEC_PER_MSEC)
-/* ... and then the poller stays away for this long. */
+/* After giving QPs back on a contended CPU, stay away this long. */
 #define SOFTHCA_BACKOFF_NS	(20 * NSEC_PER_MSEC)
 
 static void softhca_wq_flag_set(struct softhca_wq *wq, u32 flag)
@@ -268,11 +264,12 @@ static int softhca_poller_fn(void *arg)
 			softhca_poller_sleep(p);
 			continue;
 		}
-		if (single_task_running()) {
+		if (single_task_running() || !softhca_engine.contended_us) {
 			contended_since = 0;
 		} else if (!contended_since) {
 			contended_since = now;
-		} else if (now - contended_since >= SOFTHCA_CONTENDED_NS) {
+		} else if (now - contended_since >=
+			   (u64)softhca_engine.contended_us * NSEC_PER_USEC) {
 			WRITE_ONCE(p->contended_until,
 				   ktime_get_ns() + SOFTHCA_BACKOFF_NS);
 			softhca_poller_release_all(p);

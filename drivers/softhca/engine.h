@@ -144,6 +144,7 @@ struct softhca_engine_params {
 	unsigned int pollers;	/* poller threads per device */
 	int poller_cpu;		/* first CPU to bind pollers to, -1: none */
 	unsigned int idle_us;	/* spin this long without work, then sleep */
+	unsigned int contended_us; /* CPU shared this long: yield (0: never) */
 	unsigned int qp_budget;	/* WQEs per QP per visit */
 	unsigned int chunk;	/* bytes per chunk of a long message */
 };

@@ -32,6 +32,7 @@ struct softhca_engine_params softhca_engine = {
 	.pollers = 1,
 	.poller_cpu = -1,
 	.idle_us = 200,
+	.contended_us = 2000,
 	.qp_budget = 16,
 	.chunk = 65536,
 };
@@ -120,13 +121,17 @@ static struct softhca_limit_param softhca_lp_max_ah = {
 	.val = &softhca_limits.max_ah, .min = 1, .max = 16777216,
 };
 
-/* The engine's tunables; the last three may change at run time. */
+/* The engine's tunables; all but the thread count and CPU may change at run time. */
 static struct softhca_limit_param softhca_lp_pollers = {
 	.val = &softhca_engine.pollers, .min = 1, .max = 64,
 };
 
 static struct softhca_limit_param softhca_lp_idle_us = {
 	.val = &softhca_engine.idle_us, .min = 0, .max = 1000000,
+};
+
+static struct softhca_limit_param softhca_lp_contended_us = {
+	.val = &softhca_engine.contended_us, .min = 0, .max = 1000000,
 };
 
 static struct softhca_limit_param softhca_lp_qp_budget = {
@@ -143,6 +148,8 @@ module_param_named(poller_cpu, softhca_engine.poller_cpu, int, 0444);
 MODULE_PARM_DESC(poller_cpu, "bind poller i of each device to CPU poller_cpu + i, default -1 (no binding)");
 module_param_cb(poll_idle_us, &softhca_limit_ops, &softhca_lp_idle_us, 0644);
 MODULE_PARM_DESC(poll_idle_us, "microseconds a poller keeps watching a QP without work before it hands it back to the doorbell, default 200 (0..1000000)");
+module_param_cb(poll_contended_us, &softhca_limit_ops, &softhca_lp_contended_us, 0644);
+MODULE_PARM_DESC(poll_contended_us, "microseconds another task must wait for a poller's CPU before the poller gives its QPs back to the doorbell and backs off for 20 ms, default 2000 (0: never, for a dedicated poller CPU)");
 module_param_cb(qp_budget, &softhca_limit_ops, &softhca_lp_qp_budget, 0644);
 MODULE_PARM_DESC(qp_budget, "work requests or chunks per QP per poller visit, default 16 (1..4096)");
 module_param_cb(chunk_bytes, &softhca_limit_ops, &softhca_lp_chunk, 0644);
