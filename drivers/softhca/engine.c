@@ -58,18 +58,6 @@ enum {
 /* After giving QPs back on a contended CPU, stay away this long. */
 #define SOFTHCA_BACKOFF_NS	(20 * NSEC_PER_MSEC)
 
-static void softhca_wq_flag_set(struct softhca_wq *wq, u32 flag)
-{
-	atomic_or(flag, (atomic_t *)&((struct softhca_wq_hdr *)
-				      softhca_ring_hdr(&wq->ring))->flags);
-}
-
-static void softhca_wq_flag_clear(struct softhca_wq *wq, u32 flag)
-{
-	atomic_andnot(flag, (atomic_t *)&((struct softhca_wq_hdr *)
-					  softhca_ring_hdr(&wq->ring))->flags);
-}
-
 /**
  * softhca_engine_kick - hand a QP to its poller
  * @qp: the QP; nothing happens if it is dying or already watched
@@ -152,7 +140,8 @@ static void softhca_poller_adopt(struct softhca_poller *p, u64 now)
 	list_for_each_entry(qp, &fresh, poll_node) {
 		qp->last_work = now;
 		/* Watched from now on: posts need no doorbell. */
-		softhca_wq_flag_clear(&qp->sq, SOFTHCA_WQ_F_NEED_WAKEUP);
+		atomic_andnot(SOFTHCA_WQ_F_NEED_WAKEUP,
+			      softhca_wq_flags(&qp->sq.ring));
 	}
 	list_splice_tail(&fresh, &p->active);
 }
@@ -175,15 +164,16 @@ static bool softhca_poller_release(struct softhca_poller *p,
 				   struct softhca_qp *qp)
 {
 	if (qp->sq.ring.entries) {
-		softhca_wq_flag_set(&qp->sq, SOFTHCA_WQ_F_NEED_WAKEUP);
+		atomic_or(SOFTHCA_WQ_F_NEED_WAKEUP,
+			  softhca_wq_flags(&qp->sq.ring));
 		/*
 		 * Pairs with the library's full barrier between its
 		 * store of prod and its load of flags.
 		 */
 		smp_mb__after_atomic();
 		if (softhca_req_pending(qp)) {
-			softhca_wq_flag_clear(&qp->sq,
-					      SOFTHCA_WQ_F_NEED_WAKEUP);
+			atomic_andnot(SOFTHCA_WQ_F_NEED_WAKEUP,
+				      softhca_wq_flags(&qp->sq.ring));
 			return false;
 		}
 	}

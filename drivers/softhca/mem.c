@@ -213,6 +213,17 @@ void softhca_copy(struct softhca_cursor *dst, struct softhca_cursor *src,
 	}
 }
 
+/* Copy @len bytes of kernel memory (a GRH, an atomic's result) to @dst. */
+void softhca_copy_from_kernel(struct softhca_cursor *dst, const void *p,
+			      u32 len)
+{
+	struct softhca_seg seg = { .addr = (uintptr_t)p, .len = len };
+	struct softhca_cursor src;
+
+	softhca_cursor_init(&src, &seg, 1);
+	softhca_copy(dst, &src, len);
+}
+
 /**
  * softhca_mem_atomic - an 8-byte atomic on an MR
  * @mr: the referenced MR (range and access already checked)

@@ -191,8 +191,8 @@ static void softhca_qp_init_engine(struct softhca_dev *sdev,
 	timer_setup(&qp->rnr_timer, softhca_req_rnr_timer, 0);
 	qp->req.ud_max = ib_mtu_enum_to_int(softhca_mtu_from_netdev(READ_ONCE(ndev->mtu)));
 	if (qp->sq.ring.entries)
-		((struct softhca_wq_hdr *)softhca_ring_hdr(&qp->sq.ring))->flags =
-			SOFTHCA_WQ_F_NEED_WAKEUP;
+		atomic_set(softhca_wq_flags(&qp->sq.ring),
+			   SOFTHCA_WQ_F_NEED_WAKEUP);
 }
 
 /* Reserve a QP number; the QP becomes visible by number only when ready. */

@@ -140,19 +140,13 @@ static void softhca_qp_store_attr(struct softhca_qp *qp,
 		a->dest_qp_num = attr->dest_qp_num;
 }
 
-/*
- * The kernel-written flags word is changed with atomic bit operations:
- * the poller sets and clears NEED_WAKEUP while this sets ERROR.  The
- * kernel never decides anything from this user-writable word.
- */
-static void softhca_wq_set_error(struct softhca_wq *wq)
+/* Tell the library both queues are in error (SOFTHCA_WQ_F_ERROR). */
+static void softhca_qp_set_error_flags(struct softhca_qp *qp)
 {
-	struct softhca_wq_hdr *hdr;
-
-	if (!wq->ring.entries)
-		return;
-	hdr = softhca_ring_hdr(&wq->ring);
-	atomic_or(SOFTHCA_WQ_F_ERROR, (atomic_t *)&hdr->flags);
+	if (qp->sq.ring.entries)
+		atomic_or(SOFTHCA_WQ_F_ERROR, softhca_wq_flags(&qp->sq.ring));
+	if (qp->rq.ring.entries)
+		atomic_or(SOFTHCA_WQ_F_ERROR, softhca_wq_flags(&qp->rq.ring));
 }
 
 /* Empty a queue (-> RESET); @flags is what its header starts with. */
@@ -167,7 +161,7 @@ static void softhca_wq_reset(struct softhca_wq *wq, u32 flags)
 	wq->cons = 0;
 	/* Pairs with the library's load-acquire of cons. */
 	smp_store_release(&hdr->cons, 0);
-	atomic_set((atomic_t *)&hdr->flags, flags);
+	atomic_set(softhca_wq_flags(&wq->ring), flags);
 	spin_unlock_bh(&wq->lock);
 }
 
@@ -257,8 +251,7 @@ static bool softhca_qp_to_err(struct softhca_qp *qp)
 		if (try_cmpxchg(&qp->state, &old, IB_QPS_ERR))
 			break;
 	}
-	softhca_wq_set_error(&qp->sq);
-	softhca_wq_set_error(&qp->rq);
+	softhca_qp_set_error_flags(qp);
 	return true;
 }
 
@@ -355,11 +348,11 @@ int softhca_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		goto out;
 	}
 	softhca_qp_store_attr(qp, attr, mask);
-	/* Where the peer of a connected QP lives, from its path. */
-	if ((mask & IB_QP_AV) && (ibqp->qp_type == IB_QPT_RC ||
-				  ibqp->qp_type == IB_QPT_UC ||
-				  ibqp->qp_type == IB_QPT_XRC_INI ||
-				  ibqp->qp_type == IB_QPT_XRC_TGT))
+	/*
+	 * Where the peer of a connected QP lives, from its path (the state
+	 * table accepts a path only for connected QP types).
+	 */
+	if (mask & IB_QP_AV)
 		WRITE_ONCE(qp->dest_dev,
 			   softhca_dev_by_gid(&attr->ah_attr.grh.dgid));
 	if (!(mask & IB_QP_STATE) || new == cur)
@@ -370,8 +363,7 @@ int softhca_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		softhca_qp_reset(qp);
 		break;
 	case IB_QPS_ERR:
-		softhca_wq_set_error(&qp->sq);
-		softhca_wq_set_error(&qp->rq);
+		softhca_qp_set_error_flags(qp);
 		softhca_qp_flush(qp);
 		break;
 	case IB_QPS_SQD:

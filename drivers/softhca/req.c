@@ -195,9 +195,8 @@ static int softhca_req_chunk(struct softhca_qp *qp, struct softhca_req_out *out)
 {
 	const struct softhca_send_wqe *w = qp->req.wqe;
 	struct softhca_msg msg = {};
-	struct softhca_cursor local, res;
+	struct softhca_cursor local;
 	struct softhca_dest dest;
-	struct softhca_seg orig;
 	enum softhca_ack ack;
 	u8 rnr_timer;
 	u32 nseg, chunk;
@@ -239,13 +238,8 @@ static int softhca_req_chunk(struct softhca_qp *qp, struct softhca_req_out *out)
 	msg.data = &local;
 
 	ack = softhca_resp_deliver(&dest, &msg);
-	if (ack == SOFTHCA_ACK && softhca_is_atomic(msg.opcode)) {
-		orig.mr = NULL;
-		orig.addr = (uintptr_t)&msg.atomic_orig;
-		orig.len = 8;
-		softhca_cursor_init(&res, &orig, 1);
-		softhca_copy(&local, &res, 8);
-	}
+	if (ack == SOFTHCA_ACK && softhca_is_atomic(msg.opcode))
+		softhca_copy_from_kernel(&local, &msg.atomic_orig, 8);
 	if (!(w->ctrl.flags & SOFTHCA_WQE_F_INLINE))
 		softhca_segs_put(qp->req.segs, nseg);
 	rnr_timer = dest.qp->attr.min_rnr_timer;

@@ -68,6 +68,22 @@ static enum softhca_ack softhca_resp_drop(struct softhca_msg *msg)
 						      SOFTHCA_ACK;
 }
 
+/*
+ * A responder error: RC answers with @nak and, with @event, moves the
+ * receiving QP to ERR; UC and UD drop the message (the sender sees
+ * success).
+ */
+static enum softhca_ack softhca_resp_nak(struct softhca_qp *qp,
+					 struct softhca_msg *msg,
+					 enum softhca_ack nak, int event)
+{
+	if (qp->ibqp.qp_type != IB_QPT_RC)
+		return SOFTHCA_ACK;
+	if (event)
+		msg->peer_err = event;
+	return nak;
+}
+
 /* The queue a QP takes receive WQEs from. */
 static struct softhca_wq *softhca_resp_rq(struct softhca_qp *qp)
 {
@@ -109,6 +125,29 @@ static int softhca_resp_take(struct softhca_qp *qp)
 	if (qp->srq)
 		softhca_srq_check_limit(qp->srq);
 	return 0;
+}
+
+/*
+ * Take a receive WQE for @msg.  Return: true if taken; otherwise false
+ * with the answer in *@ack: RNR (RC) or a drop when the queue is empty;
+ * for an impossible producer index the receiving QP is broken whatever
+ * its type.
+ */
+static bool softhca_resp_take_for(struct softhca_qp *qp,
+				  struct softhca_msg *msg,
+				  enum softhca_ack *ack)
+{
+	int err = softhca_resp_take(qp);
+
+	if (!err)
+		return true;
+	if (err == -EAGAIN) {
+		*ack = softhca_resp_nak(qp, msg, SOFTHCA_RNR, 0);
+	} else {
+		msg->peer_err = IB_EVENT_QP_FATAL;
+		*ack = SOFTHCA_NAK_OP;
+	}
+	return false;
 }
 
 /* Complete the receive WQE in resp.wqe and forget it. */
@@ -190,30 +229,21 @@ static enum softhca_ack softhca_resp_send(struct softhca_dest *dest,
 {
 	struct softhca_qp *qp = dest->qp;
 	bool ud = softhca_is_ud(qp->ibqp.qp_type);
-	struct softhca_seg grh_seg;
-	struct softhca_cursor dst, src;
+	struct softhca_cursor dst;
 	u8 grh[SOFTHCA_GRH_LEN], hdr_type = 0;
 	u32 nseg, extra = ud ? SOFTHCA_GRH_LEN : 0;
+	enum softhca_ack ack;
 	u64 cap;
 	int err;
 
 	if (msg->first) {
 		/* A message restarted after a retry reuses its WQE. */
-		if (!qp->resp.busy) {
-			err = softhca_resp_take(qp);
-			if (err == -EAGAIN)
-				return qp->ibqp.qp_type == IB_QPT_RC ?
-				       SOFTHCA_RNR : SOFTHCA_ACK;
-			if (err) {
-				msg->peer_err = IB_EVENT_QP_FATAL;
-				return SOFTHCA_NAK_OP;
-			}
-		}
+		if (!qp->resp.busy && !softhca_resp_take_for(qp, msg, &ack))
+			return ack;
 		qp->resp.offset = 0;
 	} else if (!qp->resp.busy) {
 		/* The start of this message was never seen: out of sequence. */
-		return qp->ibqp.qp_type == IB_QPT_RC ? SOFTHCA_NAK_INV :
-						       SOFTHCA_ACK;
+		return softhca_resp_nak(qp, msg, SOFTHCA_NAK_INV, 0);
 	}
 
 	err = softhca_resp_segs(qp, &nseg, &cap);
@@ -221,30 +251,22 @@ static enum softhca_ack softhca_resp_send(struct softhca_dest *dest,
 		softhca_resp_complete(qp, err == -EACCES ? IB_WC_LOC_PROT_ERR :
 				      IB_WC_LOC_QP_OP_ERR, IB_WC_RECV, 0, msg,
 				      0, 0);
-		if (qp->ibqp.qp_type != IB_QPT_RC)
-			return SOFTHCA_ACK;
-		msg->peer_err = IB_EVENT_QP_FATAL;
-		return SOFTHCA_NAK_OP;
+		return softhca_resp_nak(qp, msg, SOFTHCA_NAK_OP,
+					IB_EVENT_QP_FATAL);
 	}
 	if (msg->total + extra > cap) {
 		softhca_segs_put(qp->resp.segs, nseg);
 		softhca_resp_complete(qp, IB_WC_LOC_LEN_ERR, IB_WC_RECV, 0, msg,
 				      0, 0);
-		if (qp->ibqp.qp_type != IB_QPT_RC)
-			return SOFTHCA_ACK;
-		msg->peer_err = IB_EVENT_QP_REQ_ERR;
-		return SOFTHCA_NAK_INV;
+		return softhca_resp_nak(qp, msg, SOFTHCA_NAK_INV,
+					IB_EVENT_QP_REQ_ERR);
 	}
 
 	softhca_cursor_init(&dst, qp->resp.segs, nseg);
 	if (ud) {
 		hdr_type = softhca_resp_grh(grh, &dest->sgid,
 					    &dest->dgid, msg->total);
-		grh_seg.mr = NULL;
-		grh_seg.addr = (uintptr_t)grh;
-		grh_seg.len = sizeof(grh);
-		softhca_cursor_init(&src, &grh_seg, 1);
-		softhca_copy(&dst, &src, sizeof(grh));
+		softhca_copy_from_kernel(&dst, grh, sizeof(grh));
 	} else {
 		softhca_cursor_skip(&dst, qp->resp.offset);
 	}
@@ -274,15 +296,6 @@ static struct softhca_mr *softhca_resp_rkey(struct softhca_qp *qp,
 			      qp->ibqp.pd, access, msg->remote_addr, len);
 }
 
-static enum softhca_ack softhca_resp_access_err(struct softhca_qp *qp,
-						struct softhca_msg *msg)
-{
-	if (qp->ibqp.qp_type != IB_QPT_RC)
-		return SOFTHCA_ACK;	/* UC: the message is dropped */
-	msg->peer_err = IB_EVENT_QP_ACCESS_ERR;
-	return SOFTHCA_NAK_ACCESS;
-}
-
 /* RDMA WRITE (with immediate: its last chunk consumes a receive WQE). */
 static enum softhca_ack softhca_resp_write(struct softhca_qp *qp,
 					   struct softhca_msg *msg)
@@ -290,28 +303,23 @@ static enum softhca_ack softhca_resp_write(struct softhca_qp *qp,
 	bool imm = msg->opcode == IB_UVERBS_WR_RDMA_WRITE_WITH_IMM && msg->last;
 	struct softhca_cursor dst;
 	struct softhca_seg seg;
-	int err;
+	enum softhca_ack ack;
 
 	if (msg->len) {
 		seg.mr = softhca_resp_rkey(qp, msg, IB_ACCESS_REMOTE_WRITE,
 					   msg->len);
 		if (!seg.mr)
-			return softhca_resp_access_err(qp, msg);
+			return softhca_resp_nak(qp, msg, SOFTHCA_NAK_ACCESS,
+						IB_EVENT_QP_ACCESS_ERR);
 	} else if (!(qp->attr.qp_access_flags & IB_ACCESS_REMOTE_WRITE)) {
-		return softhca_resp_access_err(qp, msg);
+		return softhca_resp_nak(qp, msg, SOFTHCA_NAK_ACCESS,
+						IB_EVENT_QP_ACCESS_ERR);
 	}
 	/* Take the WQE before writing, so an RNR retry finds it unchanged. */
-	if (imm && !qp->resp.busy) {
-		err = softhca_resp_take(qp);
-		if (err) {
-			if (msg->len)
-				softhca_mr_put(seg.mr);
-			if (err == -EAGAIN)
-				return qp->ibqp.qp_type == IB_QPT_RC ?
-				       SOFTHCA_RNR : SOFTHCA_ACK;
-			msg->peer_err = IB_EVENT_QP_FATAL;
-			return SOFTHCA_NAK_OP;
-		}
+	if (imm && !qp->resp.busy && !softhca_resp_take_for(qp, msg, &ack)) {
+		if (msg->len)
+			softhca_mr_put(seg.mr);
+		return ack;
 	}
 	if (msg->len) {
 		seg.addr = msg->remote_addr;
@@ -334,15 +342,15 @@ static enum softhca_ack softhca_resp_read(struct softhca_qp *qp,
 	struct softhca_cursor src;
 	struct softhca_seg seg;
 
-	if (!qp->attr.max_dest_rd_atomic) {
-		msg->peer_err = IB_EVENT_QP_REQ_ERR;
-		return SOFTHCA_NAK_INV;
-	}
+	if (!qp->attr.max_dest_rd_atomic)
+		return softhca_resp_nak(qp, msg, SOFTHCA_NAK_INV,
+					IB_EVENT_QP_REQ_ERR);
 	if (!msg->len)
 		return SOFTHCA_ACK;
 	seg.mr = softhca_resp_rkey(qp, msg, IB_ACCESS_REMOTE_READ, msg->len);
 	if (!seg.mr)
-		return softhca_resp_access_err(qp, msg);
+		return softhca_resp_nak(qp, msg, SOFTHCA_NAK_ACCESS,
+						IB_EVENT_QP_ACCESS_ERR);
 	seg.addr = msg->remote_addr;
 	seg.len = msg->len;
 	softhca_cursor_init(&src, &seg, 1);
@@ -357,13 +365,13 @@ static enum softhca_ack softhca_resp_atomic(struct softhca_qp *qp,
 	struct softhca_mr *mr;
 	int err;
 
-	if (!qp->attr.max_dest_rd_atomic || (msg->remote_addr & 7)) {
-		msg->peer_err = IB_EVENT_QP_REQ_ERR;
-		return SOFTHCA_NAK_INV;
-	}
+	if (!qp->attr.max_dest_rd_atomic || (msg->remote_addr & 7))
+		return softhca_resp_nak(qp, msg, SOFTHCA_NAK_INV,
+					IB_EVENT_QP_REQ_ERR);
 	mr = softhca_resp_rkey(qp, msg, IB_ACCESS_REMOTE_ATOMIC, 8);
 	if (!mr)
-		return softhca_resp_access_err(qp, msg);
+		return softhca_resp_nak(qp, msg, SOFTHCA_NAK_ACCESS,
+						IB_EVENT_QP_ACCESS_ERR);
 	err = softhca_mem_atomic(mr, msg->remote_addr, msg->opcode,
 				 msg->compare_add, msg->swap,
 				 &msg->atomic_orig);

@@ -12,6 +12,7 @@
 #ifndef SOFTHCA_RING_H
 #define SOFTHCA_RING_H
 
+#include <linux/atomic.h>
 #include <linux/types.h>
 
 struct rdma_user_mmap_entry;
@@ -38,6 +39,16 @@ struct softhca_ring {
 static inline void *softhca_ring_hdr(const struct softhca_ring *ring)
 {
 	return ring->buf;
+}
+
+/*
+ * The kernel-written flags word of a work queue header (SOFTHCA_WQ_F_*).
+ * Several kernel paths change it (the poller's NEED_WAKEUP, the error
+ * path's ERROR), so it is only ever changed with atomic operations.
+ */
+static inline atomic_t *softhca_wq_flags(const struct softhca_ring *ring)
+{
+	return (atomic_t *)&((struct softhca_wq_hdr *)ring->buf)->flags;
 }
 
 static inline void *softhca_ring_slot(const struct softhca_ring *ring,
