@@ -5,6 +5,7 @@
 #   make            kernel module + libsofthca + tools + selftests
 #   make check      install dependencies, build, KUnit, guest selftests
 #   make demo       boot a guest and show a softhca device
+#   make bench      boot a guest, run softhca-perf on softhca and rdma_rxe
 #   make install    module (updates/ + depmod), library, headers, tools, man
 #
 # KDIR selects the kernel build tree (default: the running kernel's, or
@@ -41,7 +42,13 @@ LIBA     := $(B)/lib/libsofthca.a
 TOOL_SRCS := tools/softhca/main.c tools/softhca/nl.c tools/softhca/show.c
 TOOL      := $(B)/bin/softhca
 
-.PHONY: all module lib tools selftests kunit check check-guest demo install \
+# softhca-perf: one source, built against libsofthca and against the
+# distribution's libibverbs (to measure any RDMA device the same way).
+PERF_SRCS := $(sort $(wildcard tools/perf/*.c))
+PERF      := $(B)/bin/softhca-perf
+PERF_IBV  := $(B)/bin/softhca-perf-ibverbs
+
+.PHONY: all module lib tools selftests kunit check check-guest demo bench install \
 	clean deps checkpatch
 
 all: module lib tools selftests
@@ -77,12 +84,21 @@ $(B)/lib/softhca.pc: lib/softhca.pc.in Makefile
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
 	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' $< > $@
 
-tools: $(TOOL)
+tools: $(TOOL) $(PERF) $(PERF_IBV)
 
 $(TOOL): $(TOOL_SRCS:%.c=$(B)/%.o) $(LIBSO)
 	@mkdir -p $(dir $@)
 	$(CC) -o $@ $(filter %.o,$^) -L$(B)/lib -lsofthca -lmnl \
 		-Wl,-rpath,'$$ORIGIN/../lib'
+
+$(PERF): $(PERF_SRCS) tools/perf/perf.h $(LIBSO)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -DPERF_LIB='"libsofthca"' -o $@ $(PERF_SRCS) \
+		-L$(B)/lib -lsofthca -Wl,-rpath,'$$ORIGIN/../lib'
+
+$(PERF_IBV): $(PERF_SRCS) tools/perf/perf.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -DPERF_LIB='"libibverbs"' -o $@ $(PERF_SRCS) -libverbs
 
 selftests: lib
 	$(MAKE) -C selftests B=$(CURDIR)/$(B)/selftests TOP=$(CURDIR)
@@ -103,6 +119,11 @@ demo: deps all
 checkpatch:
 	tools/checkpatch
 
+# Figures, not tests: the side-by-side table against rdma_rxe.
+bench: deps all
+	tools/vm/run-guest -t 900 -- sh tools/bench/guest.sh build/bench/results.jsonl
+	python3 tools/bench/table.py build/bench/results.jsonl | tee build/bench/table.txt
+
 install: all
 	install -d $(DESTDIR)/lib/modules/$(KVER)/updates
 	install -m 644 drivers/softhca/softhca.ko $(DESTDIR)/lib/modules/$(KVER)/updates/
@@ -120,6 +141,10 @@ install: all
 	install -d $(DESTDIR)$(SBINDIR)
 	$(CC) -o $(DESTDIR)$(SBINDIR)/softhca $(TOOL_SRCS:%.c=$(B)/%.o) \
 		-L$(B)/lib -lsofthca -lmnl -Wl,-rpath,$(LIBDIR)
+	install -d $(DESTDIR)$(BINDIR)
+	$(CC) $(CFLAGS) -DPERF_LIB='"libsofthca"' -o $(DESTDIR)$(BINDIR)/softhca-perf \
+		$(PERF_SRCS) -L$(B)/lib -lsofthca -Wl,-rpath,$(LIBDIR)
+	install -m 755 $(PERF_IBV) $(DESTDIR)$(BINDIR)/
 	install -d $(DESTDIR)$(MANDIR)/man8
 	install -m 644 Documentation/man/softhca.8 $(DESTDIR)$(MANDIR)/man8/
 	if [ -z "$(DESTDIR)" ] && command -v ldconfig >/dev/null; then ldconfig; fi

@@ -116,6 +116,13 @@ static struct shca_cq *shca_create_cq_common(struct ibv_context *context,
 	if (err)
 		goto err_destroy;
 	cq->hdr = cq->ring.map;
+	cq->view = calloc(1, sizeof(*cq->view));
+	if (!cq->view) {
+		shca_ring_unmap(&cq->ring);
+		err = ENOMEM;
+		goto err_destroy;
+	}
+	cq->view->ring = cq->ring;
 	pthread_spin_init(&cq->lock, PTHREAD_PROCESS_PRIVATE);
 	pthread_mutex_init(&ibcq->mutex, NULL);
 	pthread_cond_init(&ibcq->cond, NULL);
@@ -184,11 +191,15 @@ SHCA_EXPORT int ibv_resize_cq(struct ibv_cq *ibcq, int cqe)
 		struct ib_uverbs_resize_cq_resp core;
 		struct softhca_resize_cq_resp drv;
 	} resp;
+	struct shca_cq_view *view;
 	struct shca_ring nring;
 	int err;
 
 	if (cqe < 1)
 		return EINVAL;
+	view = calloc(1, sizeof(*view));
+	if (!view)
+		return ENOMEM;
 	/*
 	 * Hold the CQ while the kernel moves unconsumed CQEs to the new
 	 * ring: publish what we consumed first, so it moves only the rest.
@@ -203,13 +214,18 @@ SHCA_EXPORT int ibv_resize_cq(struct ibv_cq *ibcq, int cqe)
 				    resp.drv.entries,
 				    sizeof(struct softhca_cqe));
 	if (!err) {
-		shca_ring_unmap(&cq->ring);
+		/* The old mapping stays for unlocked readers (cq_poll.c). */
+		view->ring = nring;
+		view->older = cq->view;
 		cq->ring = nring;
 		cq->hdr = nring.map;
-		cq->cons = 0;
+		__atomic_store_n(&cq->cons, 0, __ATOMIC_RELAXED);
+		__atomic_store_n(&cq->view, view, __ATOMIC_RELEASE);
 		ibcq->cqe = (int)resp.core.cqe;
+		view = NULL;
 	}
 	pthread_spin_unlock(&cq->lock);
+	free(view);
 	return err;
 }
 
@@ -243,7 +259,13 @@ SHCA_EXPORT int ibv_destroy_cq(struct ibv_cq *ibcq)
 		pthread_cond_wait(&ibcq->cond, &ibcq->mutex);
 	pthread_mutex_unlock(&ibcq->mutex);
 
-	shca_ring_unmap(&cq->ring);
+	while (cq->view) {
+		struct shca_cq_view *older = cq->view->older;
+
+		shca_ring_unmap(&cq->view->ring);
+		free(cq->view);
+		cq->view = older;
+	}
 	pthread_spin_destroy(&cq->lock);
 	pthread_cond_destroy(&ibcq->cond);
 	pthread_mutex_destroy(&ibcq->mutex);
@@ -282,6 +304,9 @@ SHCA_EXPORT int ibv_get_cq_event(struct ibv_comp_channel *channel,
 	struct ib_uverbs_comp_event_desc ev;
 	ssize_t n;
 
+	/* A sleeper: its next sends run inline in the doorbell (qp_post.c). */
+	__atomic_store_n(&to_shca_ctx(channel->context)->inline_posts,
+			 SHCA_INLINE_AFTER_EVENT, __ATOMIC_RELAXED);
 	n = read(channel->fd, &ev, sizeof(ev));
 	if (n != (ssize_t)sizeof(ev)) {
 		if (n >= 0)

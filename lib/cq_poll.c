@@ -8,6 +8,19 @@
  * other fields, so the fields read afterwards are the new ones.  The
  * consumer index is published with a store-release once per poll call
  * (pairs with the kernel's load-acquire before it reuses a slot).
+ *
+ * ibv_poll_cq on an empty CQ does not take the CQ's lock: a busy-polling
+ * thread spends most calls there, and an atomic lock operation per empty
+ * poll is most of their cost.  The unlocked look is safe because it can
+ * only err towards taking the lock: cq->cons is advanced only under the
+ * lock (with relaxed atomic stores, so the unlocked load is not torn),
+ * and a slot behind the true consumer index still carries the owner
+ * byte of its pass, so a stale index reads "ready" and the locked path
+ * decides.  "Empty" is answered only for a slot the kernel had not
+ * written when we looked, which is what an empty CQ is (a poll racing
+ * ibv_resize_cq may answer it once for a CQE the resize moved).  The
+ * ring is read through cq->view, one pointer to a description that
+ * stays mapped until the CQ is destroyed (internal.h).
  */
 #include <errno.h>
 #include <string.h>
@@ -22,6 +35,11 @@ static const struct softhca_cqe *shca_cq_peek(struct shca_cq *cq)
 	if (__atomic_load_n(&cqe->owner, __ATOMIC_ACQUIRE) != want)
 		return NULL;
 	return cqe;
+}
+
+static void shca_cq_advance(struct shca_cq *cq)
+{
+	__atomic_store_n(&cq->cons, cq->cons + 1, __ATOMIC_RELAXED);
 }
 
 static void shca_cq_publish(struct shca_cq *cq)
@@ -50,12 +68,19 @@ int shca_poll_cq(struct ibv_cq *ibcq, int num, struct ibv_wc *wc)
 {
 	struct shca_cq *cq = to_shca_cq(ibcq);
 	const struct softhca_cqe *cqe;
+	const struct shca_cq_view *v = __atomic_load_n(&cq->view,
+						      __ATOMIC_ACQUIRE);
+	uint32_t cons = __atomic_load_n(&cq->cons, __ATOMIC_RELAXED);
 	int n = 0;
 
+	cqe = shca_slot(&v->ring, cons);
+	if (__atomic_load_n(&cqe->owner, __ATOMIC_RELAXED) !=
+	    ((cons & v->ring.entries) ? 2 : 1))
+		return 0;
 	pthread_spin_lock(&cq->lock);
 	while (n < num && (cqe = shca_cq_peek(cq))) {
 		shca_cqe_to_wc(cqe, &wc[n++]);
-		cq->cons++;
+		shca_cq_advance(cq);
 	}
 	if (n)
 		shca_cq_publish(cq);
@@ -93,7 +118,7 @@ static int shca_next_poll(struct ibv_cq_ex *cqx)
 {
 	struct shca_cq *cq = (struct shca_cq *)cqx;
 
-	cq->cons++;
+	shca_cq_advance(cq);
 	return shca_cq_ex_load(cq);
 }
 
@@ -103,7 +128,7 @@ static void shca_end_poll(struct ibv_cq_ex *cqx)
 
 	/* The CQE that start/next_poll returned last is consumed too. */
 	if (cq->cur)
-		cq->cons++;
+		shca_cq_advance(cq);
 	cq->cur = NULL;
 	shca_cq_publish(cq);
 	pthread_spin_unlock(&cq->lock);

@@ -35,7 +35,15 @@ struct shca_context {
 	struct verbs_context vctx;	/* ibv_context is its last member */
 	const volatile struct softhca_ctx_page *ctx_page;
 	size_t ctx_page_len;
+	/*
+	 * Sends still to ring the doorbell because this process sleeps on
+	 * completion events (set by ibv_get_cq_event, see qp_post.c).
+	 */
+	int inline_posts;
 };
+
+/* Posts that run inline after each wait for a completion event. */
+#define SHCA_INLINE_AFTER_EVENT 64
 
 /* A mapped ring (ring.c). */
 struct shca_ring {
@@ -52,13 +60,25 @@ struct shca_wq {
 	struct softhca_wq_hdr *hdr;
 	pthread_spinlock_t lock;
 	uint32_t prod;			/* private copy of hdr->prod */
+	uint32_t hint;			/* last value stored in hdr->hint */
 	uint32_t max_sge;
 	uint32_t max_inline;
 };
 
+/*
+ * What an unlocked empty-CQ check reads: one immutable ring description
+ * per mapping, kept (with its mapping) until the CQ is destroyed, so a
+ * check racing ibv_resize_cq reads a whole, still mapped, old ring.
+ */
+struct shca_cq_view {
+	struct shca_ring ring;
+	struct shca_cq_view *older;
+};
+
 struct shca_cq {
 	struct ibv_cq_ex cqx;		/* ibv_cq is its first member */
-	struct shca_ring ring;
+	struct shca_ring ring;		/* the current ring (under lock) */
+	struct shca_cq_view *view;	/* the same, for unlocked readers */
 	struct softhca_cq_hdr *hdr;
 	pthread_spinlock_t lock;
 	uint32_t cons;			/* private consumer index */

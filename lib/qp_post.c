@@ -14,6 +14,16 @@
  *      flag asks for it (NEED_WAKEUP: the poller sleeps; ERROR: the QP
  *      must flush the new WQEs) is the doorbell rung, an empty
  *      POST_SEND/POST_RECV command.
+ *   5. a process that sleeps on completion events (it called
+ *      ibv_get_cq_event) rings the send doorbell anyway for its next
+ *      SHCA_INLINE_AFTER_EVENT sends: the doorbell runs the work inline,
+ *      so a same-host peer's completion (and ours) is there before we
+ *      go to sleep, instead of the poller producing it on another CPU
+ *      and paying a cross-CPU wakeup for it.  A busy-polling process
+ *      never sets it; an event-driven one costs what rxe costs, one
+ *      system call per post, and waits no wakeup it could avoid.  The
+ *      queue's hint word says so to the kernel, which then leaves the
+ *      queue to the doorbell instead of handing it to a poller.
  *
  * Errors follow ibv_post_send(3): the first WR that cannot be posted is
  * returned in bad_wr with an errno value; the ones before it are posted.
@@ -73,6 +83,26 @@ static int shca_wq_publish(struct shca_wq *wq)
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	return __atomic_load_n(&wq->hdr->flags, __ATOMIC_RELAXED) &
 	       (SOFTHCA_WQ_F_NEED_WAKEUP | SOFTHCA_WQ_F_ERROR);
+}
+
+/*
+ * Step 5: one of the sends that run inline after an event wait?  The
+ * queue's hint tells the kernel so (the doorbell system call orders the
+ * store before the kernel's read).
+ */
+static int shca_inline_wanted(struct shca_wq *sq, struct shca_context *ctx)
+{
+	uint32_t hint = 0;
+
+	if (__atomic_load_n(&ctx->inline_posts, __ATOMIC_RELAXED) > 0) {
+		__atomic_fetch_sub(&ctx->inline_posts, 1, __ATOMIC_RELAXED);
+		hint = SOFTHCA_WQ_HINT_INLINE;
+	}
+	if (hint != sq->hint) {
+		sq->hint = hint;
+		__atomic_store_n(&sq->hdr->hint, hint, __ATOMIC_RELAXED);
+	}
+	return hint != 0;
 }
 
 static int shca_wq_full(struct shca_wq *wq)
@@ -191,7 +221,8 @@ int shca_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 			break;
 		sq->prod++;
 	}
-	ring = shca_wq_publish(sq);
+	ring = shca_inline_wanted(sq, to_shca_ctx(ibqp->context));
+	ring |= shca_wq_publish(sq);
 	pthread_spin_unlock(&sq->lock);
 	if (err)
 		*bad_wr = wr;

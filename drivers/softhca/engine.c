@@ -45,6 +45,7 @@
  */
 #include <linux/kthread.h>
 #include <linux/sched.h>
+#include <linux/sched/clock.h>
 #include <linux/sched/stat.h>
 
 #include "engine.h"
@@ -105,6 +106,19 @@ void softhca_engine_detach(struct softhca_qp *qp)
 		softhca_qp_put(qp);
 }
 
+/*
+ * The pollers' clock, read once per pass: local_clock() (the scheduler's
+ * TSC-based clock), not ktime_get_ns(), which reads the clocksource and
+ * where that is the HPET (a guest whose TSC is not trusted) costs a
+ * device access per pass, most of a spinning pass's time.  It is
+ * nanoseconds, monotonic per CPU and close across CPUs: enough for idle
+ * budgets and back-off deadlines in microseconds to milliseconds.
+ */
+static u64 softhca_engine_clock(void)
+{
+	return local_clock();
+}
+
 /**
  * softhca_engine_doorbell - a process rang its send queue's doorbell
  * @qp: a user QP not in ERR
@@ -120,8 +134,10 @@ void softhca_engine_doorbell(struct softhca_qp *qp)
 	while (softhca_req_run(qp, softhca_engine.qp_budget) &&
 	       softhca_req_pending(qp) && --rounds)
 		cond_resched();
-	if (softhca_req_pending(qp) ||
-	    ktime_get_ns() >= READ_ONCE(p->contended_until))
+	if (softhca_req_pending(qp))
+		softhca_engine_kick(qp);
+	else if (!(softhca_wq_hint(&qp->sq.ring) & SOFTHCA_WQ_HINT_INLINE) &&
+		 softhca_engine_clock() >= READ_ONCE(p->contended_until))
 		softhca_engine_kick(qp);
 }
 
@@ -193,12 +209,27 @@ static int softhca_poller_pass(struct softhca_poller *p, u64 now)
 			softhca_poller_drop(p, qp);
 			continue;
 		}
-		n = softhca_req_run(qp, softhca_engine.qp_budget);
+		/*
+		 * A lockless look first: most passes find nothing.  A QP
+		 * in an RNR wait is not "pending" but must be run: only
+		 * softhca_req_run() ends the wait once its time has come
+		 * (the RNR timer kicks the QP here for that).
+		 */
+		n = softhca_req_pending(qp) || READ_ONCE(qp->req.rnr_wait) ?
+		    softhca_req_run(qp, softhca_engine.qp_budget) : 0;
 		if (n) {
 			qp->last_work = now;
 			work += n;
-		} else if (now - qp->last_work >= idle_ns ||
-			   READ_ONCE(qp->req.rnr_wait)) {
+		}
+		if (softhca_wq_hint(&qp->sq.ring) & SOFTHCA_WQ_HINT_INLINE) {
+			/*
+			 * Its producer sleeps on completion events and rings
+			 * the doorbell for every post: the work runs in its
+			 * own system call, not on a CPU that must wake it.
+			 */
+			softhca_poller_release(p, qp);
+		} else if (!n && (now - qp->last_work >= idle_ns ||
+				  READ_ONCE(qp->req.rnr_wait))) {
 			/* An RNR wait ends by its timer, which kicks. */
 			softhca_poller_release(p, qp);
 		}
@@ -247,7 +278,7 @@ static int softhca_poller_fn(void *arg)
 	u64 now, contended_since = 0;
 
 	while (!kthread_should_stop()) {
-		now = ktime_get_ns();
+		now = softhca_engine_clock();
 		softhca_poller_adopt(p, now);
 		softhca_poller_pass(p, now);
 		if (list_empty(&p->active)) {
@@ -261,7 +292,7 @@ static int softhca_poller_fn(void *arg)
 		} else if (now - contended_since >=
 			   (u64)softhca_engine.contended_us * NSEC_PER_USEC) {
 			WRITE_ONCE(p->contended_until,
-				   ktime_get_ns() + SOFTHCA_BACKOFF_NS);
+				   softhca_engine_clock() + SOFTHCA_BACKOFF_NS);
 			softhca_poller_release_all(p);
 			contended_since = 0;
 			continue;

@@ -51,6 +51,12 @@ static inline atomic_t *softhca_wq_flags(const struct softhca_ring *ring)
 	return (atomic_t *)&((struct softhca_wq_hdr *)ring->buf)->flags;
 }
 
+/* The producer's SOFTHCA_WQ_HINT_* (user-written: any value is safe). */
+static inline u32 softhca_wq_hint(const struct softhca_ring *ring)
+{
+	return READ_ONCE(((struct softhca_wq_hdr *)ring->buf)->hint);
+}
+
 static inline void *softhca_ring_slot(const struct softhca_ring *ring,
 				      u32 index)
 {

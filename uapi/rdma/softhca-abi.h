@@ -113,10 +113,19 @@ struct softhca_ctx_page {
  *         queue never gets NEED_WAKEUP: arriving messages take its
  *         WQEs, so post_recv rings only for ERROR.  A new or reset send
  *         queue starts with NEED_WAKEUP set (no poller watches it).
+ *  hint   user-written, SOFTHCA_WQ_HINT_*, send queues only.  INLINE:
+ *         the producer sleeps on completion events, so it rings the
+ *         doorbell for each post and wants the work run inline in that
+ *         system call only: the kernel then hands the queue to a poller
+ *         only for a backlog the doorbell left.  Read with READ_ONCE at
+ *         each doorbell; any value is safe (it only picks who runs the
+ *         work), so a hostile value costs its writer CPU and nothing
+ *         else.
  */
 struct softhca_wq_hdr {
 	__u32 prod;
-	__u32 user_reserved[SOFTHCA_RING_BLOCK / 4 - 1];
+	__u32 hint;
+	__u32 user_reserved[SOFTHCA_RING_BLOCK / 4 - 2];
 	__u32 cons;
 	__u32 flags;
 	__u32 kern_reserved[SOFTHCA_RING_BLOCK / 4 - 2];
@@ -124,6 +133,9 @@ struct softhca_wq_hdr {
 
 #define SOFTHCA_WQ_F_NEED_WAKEUP	0x1
 #define SOFTHCA_WQ_F_ERROR		0x2
+
+/* hint (user-written, a scheduling hint only; zero in older libraries) */
+#define SOFTHCA_WQ_HINT_INLINE		0x1
 
 /*
  * Send WQE: a 48-byte header (control + one opcode segment, same

@@ -1,0 +1,91 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# Runs inside the guest (make bench): the same softhca-perf sweep on
+# softhca (libsofthca build) and on rdma_rxe (libibverbs build), each on
+# its own veth pair, then the poller scaling case.  Appends one JSON
+# object per result to $1, each tagged with its case name.
+#
+# Both devices get the same options; "one device" cases run both QPs on
+# one device (sh0 -> sh0, rxe0 -> rxe0), "two devices" cases cross the
+# veth pair (sh0 -> sh1, rxe0 -> rxe1).
+cd "$(dirname "$0")/../.."
+. selftests/lib.sh
+out=${1:-build/bench/results.jsonl}
+mkdir -p "$(dirname "$out")"
+: > "$out"
+P=build/bin/softhca-perf
+PI=build/bin/softhca-perf-ibverbs
+
+mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null
+modprobe -r softhca 2>/dev/null
+# shellcheck disable=SC2086
+modprobe softhca ${SOFTHCA_BENCH_PARAMS:-}
+modprobe rdma_rxe || { echo "bench: rdma_rxe does not load" >&2; exit 1; }
+veth_up sv0 sv1 && veth_up rv0 rv1 || exit 1
+rdma link add sh0 type softhca netdev sv0 &&
+rdma link add sh1 type softhca netdev sv1 &&
+rdma link add rxe0 type rxe netdev rv0 &&
+rdma link add rxe1 type rxe netdev rv1 || exit 1
+for p in "sh0 sv0" "sh1 sv1" "rxe0 rv0" "rxe1 rv1"; do
+	# shellcheck disable=SC2086
+	gid0_usable $p || { echo "bench: GID 0 of $p not usable" >&2; exit 1; }
+done
+echo "# guest: $(nproc) CPUs, kernel $(uname -r), clocksource $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)"
+echo "# softhca module parameters: pollers=$(cat /sys/module/softhca/parameters/pollers) poll_idle_us=$(cat /sys/module/softhca/parameters/poll_idle_us) poll_contended_us=$(cat /sys/module/softhca/parameters/poll_contended_us)"
+
+failed=0
+# one CASE WHICH ARGS...: run on softhca and rxe; WHICH is 1 or 2 devices.
+one() {
+	name=$1 which=$2
+	shift 2
+	for side in softhca rxe; do
+		if [ $side = softhca ]; then
+			prog=$P a=sh0 b=sh1
+		else
+			prog=$PI a=rxe0 b=rxe1
+		fi
+		[ "$which" = 2 ] || b=$a
+		echo "# $name $side: $* -d $a -D $b" >&2
+		if ! "$prog" "$@" -d $a -D $b --json > build/bench/one.out; then
+			echo "bench: $name on $side failed" >&2
+			failed=$((failed + 1))
+			continue
+		fi
+		sed "s/^{/{\"case\":\"$name\",\"device\":\"$side\",/" build/bench/one.out >> "$out"
+	done
+}
+
+one lat_send 1 send_lat -s 2,64,4096 -n 2000
+one lat_write 1 write_lat -s 64 -n 2000
+one lat_read 1 read_lat -s 64 -n 2000
+one lat_atomic 1 atomic_lat -n 2000
+one lat_ud 1 send_lat -c UD -s 64 -n 2000
+one lat_send_2dev 2 send_lat -s 64 -n 2000
+one lat_events 1 send_lat -s 64 -n 2000 --events
+one lat_fork 1 send_lat -s 64 -n 2000 --fork
+one rate_write 1 write_bw -s 64
+one rate_send 1 send_bw -s 64
+one rate_ud 1 send_bw -c UD -s 64
+one rate_atomic 1 atomic_bw
+one rate_write_8qp 1 write_bw -s 64 -q 8
+one rate_write_fork 1 write_bw -s 64 --fork
+one rate_write_2dev 2 write_bw -s 64
+one bw_write 1 write_bw -s 4K,64K,1M
+one bw_read 1 read_bw -s 64K,1M
+one bw_send 1 send_bw -s 64K,1M
+
+# Poller scaling: 10,000 idle QPs in RTS beside the one that works.
+for i in 1 2 3; do
+	for idle in 0 10000; do
+		echo "# scaling: write_bw -s 64 --idle-qps $idle (run $i)" >&2
+		if $P write_bw -s 64 -d sh0 --idle-qps $idle --json > build/bench/one.out; then
+			sed "s/^{/{\"case\":\"scaling\",\"device\":\"softhca\",/" build/bench/one.out >> "$out"
+		else
+			echo "bench: scaling with $idle idle QPs failed" >&2
+			failed=$((failed + 1))
+		fi
+	done
+done
+rm -f build/bench/one.out
+echo "# bench: $(wc -l < "$out") results, $failed runs failed"
+[ $failed = 0 ]

@@ -1,0 +1,102 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
+"""make bench: one table from the guest's results (tools/bench/guest.sh).
+
+Each row pairs softhca and rdma_rxe for one case and size: the headline
+figure (median latency, message rate or bandwidth), the ratio
+softhca/rxe, system calls per operation and CPU per operation (the
+application, and kernel threads: softhca's pollers, rxe's workers).
+The targets of the benchmark issue are checked at the end: they are
+reported, never asserted (a benchmark is not a test).
+"""
+import json
+import statistics
+import sys
+
+
+def metric(r):
+    if r["test"].endswith("_lat"):
+        return "median us", r["t_median_us"]
+    if r["bytes"] >= 65536:
+        return "MiB/s", r["bw_mib_s"]
+    return "Mpps", r["msg_rate_mpps"]
+
+
+def fmt(v):
+    if v is None:
+        return "n/a"
+    return f"{v:.3f}" if abs(v) < 10 else f"{v:.1f}"
+
+
+def main(path):
+    rows, order = {}, []
+    scaling = {0: [], 10000: []}
+    with open(path) as f:
+        for line in f:
+            line = line.strip()
+            if not line.startswith("{"):
+                continue
+            r = json.loads(line)
+            if r["case"] == "scaling":
+                scaling.setdefault(r["idle_qps"], []).append(r["msg_rate_mpps"])
+                continue
+            key = (r["case"], r["bytes"])
+            if key not in rows:
+                rows[key] = {}
+                order.append(key)
+            rows[key][r["device"]] = r
+
+    hdr = (f"{'case':<16}{'test':<11}{'conn':<5}{'bytes':>8}  {'metric':<10}"
+           f"{'softhca':>10}{'rxe':>10}{'sh/rxe':>8}  {'syscalls/op sh|rxe':>19}"
+           f"  {'app us/op sh|rxe':>17}  {'kthr us/op sh|rxe':>18}")
+    print(hdr)
+    print("-" * len(hdr))
+    ratio = {}
+    for key in order:
+        sh, rx = rows[key].get("softhca"), rows[key].get("rxe")
+        any_ = sh or rx
+        name, _ = metric(any_)
+        vs = metric(sh)[1] if sh else None
+        vr = metric(rx)[1] if rx else None
+        q = vs / vr if vs is not None and vr else None
+        ratio[key] = (q, sh, rx)
+
+        def pair(field):
+            a = sh.get(field) if sh else None
+            b = rx.get(field) if rx else None
+            return f"{fmt(a)}|{fmt(b)}"
+        print(f"{key[0]:<16}{any_['test']:<11}{any_['conn']:<5}{key[1]:>8}  "
+              f"{name:<10}{fmt(vs):>10}{fmt(vr):>10}{fmt(q):>8}  "
+              f"{pair('syscalls_per_op'):>19}  {pair('cpu_us_per_op'):>17}  "
+              f"{pair('kthread_us_per_op'):>18}")
+
+    print()
+    print("Targets (softhca against rxe in this run; TCG figures are relative):")
+    checks = [
+        ("RC SEND 64 B half round trip", ("lat_send", 64), "<=", 0.1),
+        ("RDMA WRITE 64 B message rate", ("rate_write", 64), ">=", 10),
+        ("RDMA WRITE 1 MiB bandwidth", ("bw_write", 1048576), ">=", 2),
+    ]
+    for label, key, op, want in checks:
+        q = ratio.get(key, (None,))[0]
+        ok = q is not None and (q <= want if op == "<=" else q >= want)
+        print(f"  {label:<32} softhca/rxe = {fmt(q):>7}  target {op} {want:<5}"
+              f" {'met' if ok else 'NOT met'}")
+    for key in (("lat_send", 64), ("rate_write", 64), ("bw_write", 1048576)):
+        sh = ratio.get(key, (None, None))[1]
+        s = sh.get("syscalls_per_op") if sh else None
+        ok = s is not None and s < 0.01
+        print(f"  {'syscalls/op, ' + key[0] + ' ' + str(key[1]):<32} softhca = {fmt(s):>7}"
+              f"         target ~0     {'met' if ok else 'NOT met'}")
+    if scaling.get(0) and scaling.get(10000):
+        a = statistics.median(scaling[0])
+        b = statistics.median(scaling[10000])
+        print(f"  {'10,000 idle QPs + 1 active':<32} rate {fmt(b)} vs {fmt(a)} Mpps"
+              f" = {b / a:.3f}  target >= 0.95  {'met' if b / a >= 0.95 else 'NOT met'}")
+        print(f"    (medians of {len(scaling[0])} runs each: "
+              f"{', '.join(fmt(x) for x in scaling[0])} | "
+              f"{', '.join(fmt(x) for x in scaling[10000])})")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1] if len(sys.argv) > 1 else "build/bench/results.jsonl")

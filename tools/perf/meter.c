@@ -1,0 +1,255 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * softhca-perf: the measuring instruments.
+ *
+ * Time: the TSC on x86-64 (no system call even when the guest's
+ * clocksource has no vDSO), scaled by CLOCK_MONOTONIC read at both ends
+ * of each window; clock_gettime elsewhere.
+ *
+ * System calls: a counting perf event on the raw_syscalls:sys_enter
+ * tracepoint for this process (root, or perf_event_paranoid <= -1, and
+ * tracefs mounted to learn the tracepoint's id).  The same counter
+ * serves every build, so libsofthca and libibverbs are counted alike.
+ * Reading the counter is itself a system call: an empty window measured
+ * once at start-up gives the offset to subtract.
+ *
+ * CPU: this process's CPU clock; every kernel thread's run time from
+ * /proc/PID/schedstat (kernel threads are the ones with PF_KTHREAD), and
+ * among them softhca's pollers (named "softhca/DEV:N").
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <linux/perf_event.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+
+#include "perf.h"
+
+#define PF_KTHREAD_FLAG 0x00200000u
+
+double perf_ticks_per_us = 1000;	/* calibrated by perf_meter_init() */
+static int sys_fd = -1;
+static long long sys_offset;
+static const char *sys_why = "not tried";
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+uint64_t perf_ticks(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	return __builtin_ia32_rdtsc();
+#else
+	return mono_ns();
+#endif
+}
+
+static long long sys_count(void)
+{
+	long long v;
+
+	if (sys_fd < 0 || read(sys_fd, &v, sizeof(v)) != sizeof(v))
+		return -1;
+	return v;
+}
+
+static int tracepoint_id(void)
+{
+	static const char *const paths[] = {
+		"/sys/kernel/tracing/events/raw_syscalls/sys_enter/id",
+		"/sys/kernel/debug/tracing/events/raw_syscalls/sys_enter/id",
+	};
+	unsigned int i;
+	int id = -1;
+
+	for (i = 0; i < sizeof(paths) / sizeof(paths[0]) && id < 0; i++) {
+		FILE *f = fopen(paths[i], "r");
+
+		if (!f)
+			continue;
+		if (fscanf(f, "%d", &id) != 1)
+			id = -1;
+		fclose(f);
+	}
+	return id;
+}
+
+/* Open the system call counter; call once per process, after any fork. */
+void perf_meter_init(void)
+{
+	struct perf_event_attr a = {
+		.type = PERF_TYPE_TRACEPOINT,
+		.size = sizeof(a),
+	};
+	uint64_t t0, n0, dn;
+	long long x, y;
+	int id;
+
+	/* Ticks per microsecond, for the busy-poll time-outs. */
+	t0 = perf_ticks();
+	n0 = mono_ns();
+	usleep(20000);
+	dn = mono_ns() - n0;
+	if (dn)
+		perf_ticks_per_us = (double)(perf_ticks() - t0) * 1e3 / (double)dn;
+
+	if (sys_fd >= 0)
+		return;
+	id = tracepoint_id();
+	if (id < 0) {
+		sys_why = "no raw_syscalls tracepoint (mount tracefs on /sys/kernel/tracing)";
+		return;
+	}
+	a.config = (unsigned int)id;
+	sys_fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, 0);
+	if (sys_fd < 0) {
+		sys_why = errno == EACCES || errno == EPERM ?
+			"perf_event_open not permitted (root, or kernel.perf_event_paranoid=-1)" :
+			"perf_event_open failed";
+		return;
+	}
+	/* What an empty window counts: the read that closes it. */
+	x = sys_count();
+	y = sys_count();
+	sys_offset = y - x;
+	sys_why = NULL;
+}
+
+bool perf_syscalls_counted(void)
+{
+	return sys_fd >= 0;
+}
+
+const char *perf_syscalls_why(void)
+{
+	return sys_why;
+}
+
+static uint64_t cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Run time of all kernel threads, and of softhca's pollers among them. */
+static void kthreads_ns(uint64_t *all, uint64_t *pollers)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *de;
+	char path[300], line[512];
+
+	*all = *pollers = 0;
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		unsigned long long run = 0;
+		unsigned int flags = 0;
+		char *comm, *end;
+		FILE *f;
+
+		if (de->d_name[0] < '1' || de->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/stat", de->d_name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		if (!fgets(line, sizeof(line), f))
+			line[0] = 0;
+		fclose(f);
+		comm = strchr(line, '(');
+		end = strrchr(line, ')');
+		/* ") S ppid pgrp session tty tpgid flags" */
+		if (!comm || !end ||
+		    sscanf(end + 2, "%*c %*d %*d %*d %*d %*d %u", &flags) != 1 ||
+		    !(flags & PF_KTHREAD_FLAG))
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/schedstat", de->d_name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		if (fscanf(f, "%llu", &run) != 1)
+			run = 0;
+		fclose(f);
+		*all += run;
+		if (!strncmp(comm + 1, "softhca/", 8))
+			*pollers += run;
+	}
+	closedir(d);
+}
+
+void perf_meter_start(struct perf_meter *m)
+{
+	kthreads_ns(&m->kth0, &m->poll0);
+	m->cpu0 = cpu_ns();
+	m->ns0 = mono_ns();
+	m->sys0 = sys_count();
+	m->tsc0 = perf_ticks();
+}
+
+void perf_meter_stop(struct perf_meter *m)
+{
+	m->tsc1 = perf_ticks();
+	m->sys1 = sys_count();
+	m->ns1 = mono_ns();
+	m->cpu1 = cpu_ns();
+	kthreads_ns(&m->kth1, &m->poll1);
+}
+
+double perf_ticks_to_us(const struct perf_meter *m, uint64_t ticks)
+{
+	if (m->tsc1 <= m->tsc0)
+		return 0;
+	return (double)ticks * (double)(m->ns1 - m->ns0) /
+	       (double)(m->tsc1 - m->tsc0) / 1e3;
+}
+
+void perf_meter_result(const struct perf_meter *m, long ops,
+		       struct perf_result *res)
+{
+	double n = ops > 0 ? (double)ops : 1;
+
+	res->iters = ops;
+	res->sys_per_op = m->sys0 < 0 || m->sys1 < 0 ? -1 :
+		(double)(m->sys1 - m->sys0 - sys_offset) / n;
+	res->cpu_us_per_op = (double)(m->cpu1 - m->cpu0) / 1e3 / n;
+	res->kthread_us_per_op = (double)(m->kth1 - m->kth0) / 1e3 / n;
+	res->poller_us_per_op = (double)(m->poll1 - m->poll0) / 1e3 / n;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Sort @us (n samples) and fill the latency fields of @res. */
+void perf_stats(double *us, long n, struct perf_result *res)
+{
+	double sum = 0;
+	long i;
+
+	if (n <= 0)
+		return;
+	qsort(us, (size_t)n, sizeof(*us), cmp_double);
+	for (i = 0; i < n; i++)
+		sum += us[i];
+	res->t_min = us[0];
+	res->t_max = us[n - 1];
+	res->t_med = us[n / 2];
+	res->t_avg = sum / (double)n;
+	res->t_p99 = us[(long)((double)(n - 1) * 0.99)];
+	res->t_p999 = us[(long)((double)(n - 1) * 0.999)];
+}
