@@ -108,21 +108,16 @@ static struct shca_cq *shca_create_cq_common(struct ibv_context *context,
 	if (err)
 		goto err_free;
 
-	err = shca_ring_map(&cq->ring, context->cmd_fd, resp.drv.ring_offset,
-			    resp.drv.ring_size, resp.drv.entries,
-			    sizeof(struct softhca_cqe));
-	if (!err && !cq->ring.entries)
+	cq->view = calloc(1, sizeof(*cq->view));
+	err = cq->view ? shca_ring_map(&cq->view->ring, context->cmd_fd,
+				       resp.drv.ring_offset, resp.drv.ring_size,
+				       resp.drv.entries,
+				       sizeof(struct softhca_cqe)) : ENOMEM;
+	if (!err && !cq->view->ring.entries)
 		err = EPROTO;
 	if (err)
 		goto err_destroy;
-	cq->hdr = cq->ring.map;
-	cq->view = calloc(1, sizeof(*cq->view));
-	if (!cq->view) {
-		shca_ring_unmap(&cq->ring);
-		err = ENOMEM;
-		goto err_destroy;
-	}
-	cq->view->ring = cq->ring;
+	cq->hdr = cq->view->ring.map;
 	pthread_spin_init(&cq->lock, PTHREAD_PROCESS_PRIVATE);
 	pthread_mutex_init(&ibcq->mutex, NULL);
 	pthread_cond_init(&ibcq->cond, NULL);
@@ -141,6 +136,9 @@ static struct shca_cq *shca_create_cq_common(struct ibv_context *context,
 	return cq;
 
 err_destroy:
+	if (cq->view)
+		shca_ring_unmap(&cq->view->ring);
+	free(cq->view);
 	dreq.cq_handle = resp.core.cq_handle;
 	shca_cmd(context->cmd_fd, IB_USER_VERBS_CMD_DESTROY_CQ, &dreq,
 		 sizeof(dreq), &dresp, sizeof(dresp));
@@ -192,7 +190,6 @@ SHCA_EXPORT int ibv_resize_cq(struct ibv_cq *ibcq, int cqe)
 		struct softhca_resize_cq_resp drv;
 	} resp;
 	struct shca_cq_view *view;
-	struct shca_ring nring;
 	int err;
 
 	if (cqe < 1)
@@ -209,16 +206,14 @@ SHCA_EXPORT int ibv_resize_cq(struct ibv_cq *ibcq, int cqe)
 	err = shca_cmd(ibcq->context->cmd_fd, IB_USER_VERBS_CMD_RESIZE_CQ,
 		       &req, sizeof(req), &resp, sizeof(resp));
 	if (!err)
-		err = shca_ring_map(&nring, ibcq->context->cmd_fd,
+		err = shca_ring_map(&view->ring, ibcq->context->cmd_fd,
 				    resp.drv.ring_offset, resp.drv.ring_size,
 				    resp.drv.entries,
 				    sizeof(struct softhca_cqe));
 	if (!err) {
 		/* The old mapping stays for unlocked readers (cq_poll.c). */
-		view->ring = nring;
 		view->older = cq->view;
-		cq->ring = nring;
-		cq->hdr = nring.map;
+		cq->hdr = view->ring.map;
 		__atomic_store_n(&cq->cons, 0, __ATOMIC_RELAXED);
 		__atomic_store_n(&cq->view, view, __ATOMIC_RELEASE);
 		ibcq->cqe = (int)resp.core.cqe;

@@ -27,14 +27,22 @@
 
 #include "internal.h"
 
-static const struct softhca_cqe *shca_cq_peek(struct shca_cq *cq)
+/* The CQE at free-running index @i of @r, if the kernel has written it. */
+static const struct softhca_cqe *shca_cqe_at(const struct shca_ring *r,
+					     uint32_t i)
 {
-	const struct softhca_cqe *cqe = shca_slot(&cq->ring, cq->cons);
-	uint8_t want = (cq->cons & cq->ring.entries) ? 2 : 1;
+	const struct softhca_cqe *cqe = shca_slot(r, i);
+	uint8_t want = (i & r->entries) ? 2 : 1;
 
 	if (__atomic_load_n(&cqe->owner, __ATOMIC_ACQUIRE) != want)
 		return NULL;
 	return cqe;
+}
+
+/* The next CQE to consume (under the CQ lock). */
+static const struct softhca_cqe *shca_cq_peek(struct shca_cq *cq)
+{
+	return shca_cqe_at(&cq->view->ring, cq->cons);
 }
 
 static void shca_cq_advance(struct shca_cq *cq)
@@ -70,12 +78,10 @@ int shca_poll_cq(struct ibv_cq *ibcq, int num, struct ibv_wc *wc)
 	const struct softhca_cqe *cqe;
 	const struct shca_cq_view *v = __atomic_load_n(&cq->view,
 						      __ATOMIC_ACQUIRE);
-	uint32_t cons = __atomic_load_n(&cq->cons, __ATOMIC_RELAXED);
 	int n = 0;
 
-	cqe = shca_slot(&v->ring, cons);
-	if (__atomic_load_n(&cqe->owner, __ATOMIC_RELAXED) !=
-	    ((cons & v->ring.entries) ? 2 : 1))
+	/* Empty: answered without the lock (see the top of this file). */
+	if (!shca_cqe_at(&v->ring, __atomic_load_n(&cq->cons, __ATOMIC_RELAXED)))
 		return 0;
 	pthread_spin_lock(&cq->lock);
 	while (n < num && (cqe = shca_cq_peek(cq))) {

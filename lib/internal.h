@@ -66,9 +66,11 @@ struct shca_wq {
 };
 
 /*
- * What an unlocked empty-CQ check reads: one immutable ring description
- * per mapping, kept (with its mapping) until the CQ is destroyed, so a
- * check racing ibv_resize_cq reads a whole, still mapped, old ring.
+ * A CQ's ring: one immutable description per mapping, kept (with its
+ * mapping) until the CQ is destroyed, so an unlocked empty-CQ check
+ * racing ibv_resize_cq reads a whole, still mapped, old ring.  The
+ * current one is cq->view (changed under the CQ lock, stored with
+ * release for unlocked readers).
  */
 struct shca_cq_view {
 	struct shca_ring ring;
@@ -77,8 +79,7 @@ struct shca_cq_view {
 
 struct shca_cq {
 	struct ibv_cq_ex cqx;		/* ibv_cq is its first member */
-	struct shca_ring ring;		/* the current ring (under lock) */
-	struct shca_cq_view *view;	/* the same, for unlocked readers */
+	struct shca_cq_view *view;	/* the current ring: view->ring */
 	struct softhca_cq_hdr *hdr;
 	pthread_spinlock_t lock;
 	uint32_t cons;			/* private consumer index */

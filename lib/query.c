@@ -133,33 +133,39 @@ SHCA_EXPORT int ibv_query_port(struct ibv_context *context, uint8_t port_num,
 					   port_cap_flags2));
 }
 
-static int port_table_path(struct ibv_context *context, uint8_t port_num,
-			   const char *table, int index, char *path, size_t len)
+/*
+ * Read entry @index of a port's sysfs @table ("gids", "pkeys") into @buf;
+ * -1 with errno set (EINVAL for a port or index that does not exist).
+ */
+static int port_table_read(struct ibv_context *context, uint8_t port_num,
+			   const char *table, int index, char *buf, size_t len)
 {
+	char path[IBV_SYSFS_PATH_MAX + 64];
+	int ret;
+
 	if (port_num == 0 || index < 0) {
 		errno = EINVAL;
 		return -1;
 	}
-	snprintf(path, len, "%s/ports/%u/%s/%d", context->device->ibdev_path,
-		 port_num, table, index);
+	snprintf(path, sizeof(path), "%s/ports/%u/%s/%d",
+		 context->device->ibdev_path, port_num, table, index);
+	ret = shca_sysfs_read(path, buf, len);
+	if (ret < 0) {
+		errno = ret == -ENOENT ? EINVAL : -ret;
+		return -1;
+	}
 	return 0;
 }
 
 SHCA_EXPORT int ibv_query_gid(struct ibv_context *context, uint8_t port_num,
 			      int index, union ibv_gid *gid)
 {
-	char path[IBV_SYSFS_PATH_MAX + 64], buf[64];
 	unsigned int w[8];
-	int i, ret;
+	char buf[64];
+	int i;
 
-	if (port_table_path(context, port_num, "gids", index, path,
-			    sizeof(path)))
+	if (port_table_read(context, port_num, "gids", index, buf, sizeof(buf)))
 		return -1;
-	ret = shca_sysfs_read(path, buf, sizeof(buf));
-	if (ret < 0) {
-		errno = ret == -ENOENT ? EINVAL : -ret;
-		return -1;
-	}
 	if (sscanf(buf, "%x:%x:%x:%x:%x:%x:%x:%x", &w[0], &w[1], &w[2],
 		   &w[3], &w[4], &w[5], &w[6], &w[7]) != 8) {
 		errno = EINVAL;
@@ -175,19 +181,13 @@ SHCA_EXPORT int ibv_query_gid(struct ibv_context *context, uint8_t port_num,
 SHCA_EXPORT int ibv_query_pkey(struct ibv_context *context, uint8_t port_num,
 			       int index, __be16 *pkey)
 {
-	char path[IBV_SYSFS_PATH_MAX + 64], buf[16];
 	unsigned long v;
+	char buf[16];
 	char *end;
-	int ret;
 
-	if (port_table_path(context, port_num, "pkeys", index, path,
-			    sizeof(path)))
+	if (port_table_read(context, port_num, "pkeys", index, buf,
+			    sizeof(buf)))
 		return -1;
-	ret = shca_sysfs_read(path, buf, sizeof(buf));
-	if (ret < 0) {
-		errno = ret == -ENOENT ? EINVAL : -ret;
-		return -1;
-	}
 	v = strtoul(buf, &end, 0);
 	if (end == buf || v > 0xffff) {
 		errno = EINVAL;

@@ -134,10 +134,14 @@ void softhca_engine_doorbell(struct softhca_qp *qp)
 	while (softhca_req_run(qp, softhca_engine.qp_budget) &&
 	       softhca_req_pending(qp) && --rounds)
 		cond_resched();
-	if (softhca_req_pending(qp))
-		softhca_engine_kick(qp);
-	else if (!(softhca_wq_hint(&qp->sq.ring) & SOFTHCA_WQ_HINT_INLINE) &&
-		 softhca_engine_clock() >= READ_ONCE(p->contended_until))
+	/*
+	 * A backlog goes to the poller; so does the QP itself, to make the
+	 * next posts syscall-free, unless its producer asked for inline
+	 * runs only or the poller is backing off from a contended CPU.
+	 */
+	if (softhca_req_pending(qp) ||
+	    (!(softhca_wq_hint(&qp->sq.ring) & SOFTHCA_WQ_HINT_INLINE) &&
+	     softhca_engine_clock() >= READ_ONCE(p->contended_until)))
 		softhca_engine_kick(qp);
 }
 

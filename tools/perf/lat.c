@@ -52,7 +52,7 @@ static int flow_send(struct perf_run *r, struct flow *f, uint32_t bytes)
 		if (reap(r, f, true))
 			return -1;
 	if (r->o->op == OP_WRITE)
-		f->e->buf[r->half + bytes - 1] = (uint8_t)(f->posted % 255 + 1);
+		f->e->buf[f->e->rlen + bytes - 1] = (uint8_t)(f->posted % 255 + 1);
 	if (perf_post(r, f->e, f->p, 0, bytes, sig, 0, 0))
 		return -1;
 	f->posted++;

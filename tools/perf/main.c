@@ -250,7 +250,7 @@ static int check_sizes(const struct perf_opts *o, const struct perf_end *a,
 static int run_local(struct perf_opts *o, size_t half)
 {
 	struct perf_end a, b;
-	struct perf_run r = { .o = o, .a = &a, .b = &b, .half = half };
+	struct perf_run r = { .o = o, .a = &a, .b = &b };
 	int rc = -1;
 
 	memset(&b, 0, sizeof(b));
@@ -279,8 +279,7 @@ out:
 static int run_end(struct perf_opts *o, size_t half, int fd, bool server)
 {
 	struct perf_end e;
-	struct perf_run r = { .o = o, .a = &e, .fd = fd, .server = server,
-			      .half = half };
+	struct perf_run r = { .o = o, .a = &e, .fd = fd, .server = server };
 	const char *dev = server && o->dev2 ? o->dev2 : o->dev;
 	int rc = -1;
 
@@ -333,13 +332,12 @@ static int run_fork(struct perf_opts *o, size_t half)
 
 static int check_opts(struct perf_opts *o)
 {
-	static uint32_t def_lat[] = { 2 }, def_bw[] = { 65536 };
 	int i;
 
 	if (!o->dev)
 		return fprintf(stderr, "softhca-perf: -d DEV is required\n"), -1;
 	if (!o->nsizes) {
-		o->sizes[0] = o->kind == KIND_LAT ? def_lat[0] : def_bw[0];
+		o->sizes[0] = o->kind == KIND_LAT ? 2 : 65536;
 		o->nsizes = 1;
 	}
 	if (o->op == OP_ATOMIC) {

@@ -16,7 +16,7 @@ int perf_post(struct perf_run *r, struct perf_end *e,
 {
 	const struct perf_opts *o = r->o;
 	struct ibv_sge sge = {
-		.addr = (uintptr_t)e->buf + r->half, .length = bytes,
+		.addr = (uintptr_t)e->buf + e->rlen, .length = bytes,
 		.lkey = e->mr->lkey,
 	};
 	struct ibv_send_wr wr = {

@@ -65,7 +65,9 @@ struct perf_end {
 	struct ibv_ah *ah;		/* UD: to the peer's GID */
 	uint32_t max_rd;		/* READs/atomics in flight per QP */
 	uint32_t active_mtu;		/* bytes */
-	uint32_t rlen;			/* bytes per receive: the first half */
+	uint32_t rlen;			/* the receive half's size: receives
+					 * take all of it, the source half
+					 * starts there */
 	int *rq_out;			/* receives outstanding per QP */
 };
 
@@ -76,8 +78,7 @@ struct perf_wire {
 	uint32_t rkey;
 	uint32_t nqps;
 	uint32_t active_mtu;
-	uint32_t qpn[];			/* nqps entries */
-};
+};				/* then nqps QP numbers */
 
 /* The peer as this end knows it. */
 struct perf_peer {
@@ -115,7 +116,6 @@ int perf_end_open(struct perf_end *e, const struct perf_opts *o,
 		  const char *dev, size_t buf_len);
 void perf_end_close(struct perf_end *e);
 int perf_end_qps(struct perf_end *e, const struct perf_opts *o);
-struct perf_wire *perf_wire_of(const struct perf_end *e, size_t *len);
 int perf_connect(struct perf_end *e, const struct perf_opts *o,
 		 const struct perf_peer *p);
 int perf_connect_idle(struct perf_end *a, struct perf_end *b,
@@ -139,7 +139,6 @@ struct perf_run {
 	struct perf_peer pa, pb;	/* what a knows of b, b of a */
 	int fd;				/* MODE_FORK: the other process */
 	bool server;			/* MODE_FORK: this is the responder */
-	size_t half;			/* offset of the source half of buf */
 };
 
 /* ops.c */

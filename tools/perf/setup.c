@@ -4,7 +4,7 @@
  *
  * Each end owns a context, a PD, a send CQ and a receive CQ (on one
  * completion channel when --events), one registered buffer and its QPs.
- * The buffer holds two halves of perf_run.half bytes: the first receives
+ * The buffer holds two halves of perf_end.rlen bytes: the first receives
  * (SEND and RDMA WRITE targets, the atomic word), the second is the
  * source of SENDs and WRITEs and the sink of READs and atomic results.
  *
