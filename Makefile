@@ -31,7 +31,7 @@ AR      ?= ar
 B       := build
 CFLAGS  ?= -O2 -g
 WFLAGS  := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
-override CFLAGS += $(WFLAGS) -std=gnu11 -D_GNU_SOURCE -Iuapi -Ilib
+override CFLAGS += $(WFLAGS) -std=gnu11 -D_GNU_SOURCE -Iuapi -Ilib -Iinclude
 
 LIB_SRCS := $(sort $(wildcard lib/*.c))
 LIB_OBJS := $(LIB_SRCS:%.c=$(B)/%.o)
@@ -59,11 +59,11 @@ module:
 
 lib: $(LIBSO) $(LIBA) $(B)/lib/softhca.pc
 
-$(B)/%.o: %.c $(wildcard lib/*.h uapi/rdma/*.h tools/softhca/*.h)
+$(B)/%.o: %.c $(wildcard lib/*.h uapi/rdma/*.h include/infiniband/*.h tools/softhca/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c -o $@ $<
 
-$(B)/pic/%.o: %.c $(wildcard lib/*.h uapi/rdma/*.h)
+$(B)/pic/%.o: %.c $(wildcard lib/*.h uapi/rdma/*.h include/infiniband/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -fPIC -fvisibility=hidden -c -o $@ $<
 
@@ -138,6 +138,8 @@ install: all
 	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' \
 	    lib/softhca.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/softhca.pc
 	install -m 644 uapi/rdma/softhca-abi.h $(DESTDIR)$(INCLUDEDIR)/rdma/
+	install -d $(DESTDIR)$(INCLUDEDIR)/infiniband
+	install -m 644 include/infiniband/softhca_xrc.h $(DESTDIR)$(INCLUDEDIR)/infiniband/
 	install -d $(DESTDIR)$(SBINDIR)
 	$(CC) -o $(DESTDIR)$(SBINDIR)/softhca $(TOOL_SRCS:%.c=$(B)/%.o) \
 		-L$(B)/lib -lsofthca -lmnl -Wl,-rpath,$(LIBDIR)

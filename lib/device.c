@@ -231,6 +231,7 @@ SHCA_EXPORT struct ibv_context *ibv_open_device(struct ibv_device *device)
 	ctx->vctx.query_port = shca_query_port_ex;
 	ctx->vctx.create_cq_ex = shca_create_cq_ex;
 	ctx->vctx.create_qp_ex = shca_create_qp_ex;
+	ctx->vctx.open_qp = shca_open_qp;
 	ctx->vctx.create_srq_ex = shca_create_srq_ex;
 	ctx->vctx.get_srq_num = shca_get_srq_num;
 	ctx->vctx.open_xrcd = shca_open_xrcd;

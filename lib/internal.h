@@ -206,6 +206,8 @@ struct ibv_qp *shca_create_qp_ex(struct ibv_context *context,
 struct ibv_srq *shca_create_srq_ex(struct ibv_context *context,
 				   struct ibv_srq_init_attr_ex *attr);
 int shca_get_srq_num(struct ibv_srq *srq, uint32_t *srq_num);
+struct ibv_qp *shca_open_qp(struct ibv_context *context,
+			    struct ibv_qp_open_attr *attr);
 struct ibv_xrcd *shca_open_xrcd(struct ibv_context *context,
 				struct ibv_xrcd_init_attr *attr);
 int shca_close_xrcd(struct ibv_xrcd *xrcd);

@@ -173,6 +173,62 @@ SHCA_EXPORT struct ibv_qp *ibv_create_qp(struct ibv_pd *pd,
 	return qp;
 }
 
+/*
+ * ibv_open_qp(3): another handle on an XRC_RECV QP of a domain, by
+ * number.  ib_uverbs keeps the QP itself (owned by the domain) until its
+ * last handle, the creator's included, is destroyed; a handle has no
+ * rings (an XRC_RECV QP has no queues of its own).
+ */
+struct ibv_qp *shca_open_qp(struct ibv_context *context,
+			    struct ibv_qp_open_attr *attr)
+{
+	uint32_t need = IBV_QP_OPEN_ATTR_NUM | IBV_QP_OPEN_ATTR_XRCD |
+			IBV_QP_OPEN_ATTR_TYPE;
+	struct ib_uverbs_open_qp req = {};
+	struct ib_uverbs_create_qp_resp resp;
+	struct ibv_qp *ibqp;
+	struct shca_qp *qp;
+	int err;
+
+	if ((attr->comp_mask & need) != need ||
+	    attr->comp_mask & ~(need | IBV_QP_OPEN_ATTR_CONTEXT) ||
+	    !attr->xrcd) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if (attr->qp_type != IBV_QPT_XRC_RECV) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	qp = calloc(1, sizeof(*qp));
+	if (!qp) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	ibqp = &qp->qpx.qp_base;
+	req.user_handle = (uintptr_t)ibqp;
+	req.pd_handle = to_shca_xrcd(attr->xrcd)->handle;
+	req.qpn = attr->qp_num;
+	req.qp_type = (uint8_t)attr->qp_type;
+	err = shca_cmd(context->cmd_fd, IB_USER_VERBS_CMD_OPEN_QP,
+		       &req, sizeof(req), &resp, sizeof(resp));
+	if (err) {
+		free(qp);
+		errno = err;
+		return NULL;
+	}
+	pthread_mutex_init(&ibqp->mutex, NULL);
+	pthread_cond_init(&ibqp->cond, NULL);
+	ibqp->context = context;
+	if (attr->comp_mask & IBV_QP_OPEN_ATTR_CONTEXT)
+		ibqp->qp_context = attr->qp_context;
+	ibqp->handle = resp.qp_handle;
+	ibqp->qp_num = resp.qpn;
+	ibqp->state = IBV_QPS_UNKNOWN;
+	ibqp->qp_type = attr->qp_type;
+	return ibqp;
+}
+
 static void shca_copy_dest(struct ib_uverbs_qp_dest *d,
 			   const struct ibv_ah_attr *a)
 {

@@ -51,6 +51,9 @@ enum softhca_ack {
 	SOFTHCA_NAK_ACCESS,	/* remote access error: REM_ACCESS_ERR */
 	SOFTHCA_NAK_OP,		/* remote operational error: REM_OP_ERR */
 	SOFTHCA_NO_PEER,	/* nobody answers: RETRY_EXC_ERR */
+	SOFTHCA_BUSY,		/* XRC: the receiver is taking another
+				 * sender's message: send again later
+				 */
 };
 
 /**
@@ -61,6 +64,7 @@ enum softhca_ack {
  * @solicited: the solicited-event bit (last chunk)
  * @imm: immediate data, network order
  * @qkey: UD: the Q_Key the message carries
+ * @xrc_srqn: XRC: the SRQ the message is for (the XRCETH of RoCE)
  * @remote_addr, @rkey: RDMA and atomics, for this chunk
  * @compare_add, @swap: atomics
  * @len: bytes in this chunk
@@ -79,6 +83,7 @@ struct softhca_msg {
 	bool solicited;
 	u32 imm;
 	u32 qkey;
+	u32 xrc_srqn;
 	u64 remote_addr;
 	u32 rkey;
 	u64 compare_add;
@@ -129,6 +134,13 @@ int softhca_dest_get(struct softhca_qp *qp, const struct softhca_send_wqe *wqe,
 		     struct softhca_dest *dest);
 void softhca_dest_put(struct softhca_dest *dest);
 struct softhca_qp *softhca_qp_get(struct softhca_dev *sdev, u32 qpn);
+bool softhca_sender_active(u32 dev_index, u32 qpn, u32 dest_qpn);
+
+/* RC and XRC: the transports that acknowledge (and retry) */
+static inline bool softhca_qpt_reliable(enum ib_qp_type t)
+{
+	return t == IB_QPT_RC || t == IB_QPT_XRC_INI || t == IB_QPT_XRC_TGT;
+}
 
 /* resp.c */
 enum softhca_ack softhca_resp_deliver(struct softhca_dest *dest,

@@ -94,6 +94,41 @@ struct softhca_qp *softhca_qp_get(struct softhca_dev *sdev, u32 qpn)
 	return qp;
 }
 
+/**
+ * softhca_sender_active - is a connected QP still sending to us?
+ * @dev_index: ib_device index of the sender's device
+ * @qpn: the sender's QP number
+ * @dest_qpn: the receiving QP's number
+ *
+ * An XRC_TGT asks this about the XRC_INI whose message it holds half
+ * received when another INI wants in: a sender that is gone, in error,
+ * not in the middle of a message, or connected elsewhere will never
+ * finish it.  A lockless look (the answer may be stale by the time it
+ * is used; a wrong "active" only makes the other sender retry later).
+ *
+ * Context: any (no sleeping).
+ */
+bool softhca_sender_active(u32 dev_index, u32 qpn, u32 dest_qpn)
+{
+	struct softhca_dev *sdev = softhca_dev_get(dev_index);
+	enum ib_qp_state state;
+	struct softhca_qp *qp;
+	bool active = false;
+
+	if (!sdev)
+		return false;
+	qp = softhca_qp_get(sdev, qpn);
+	if (qp) {
+		state = READ_ONCE(qp->state);
+		active = READ_ONCE(qp->req.busy) &&
+			 (state == IB_QPS_RTS || state == IB_QPS_SQD) &&
+			 READ_ONCE(qp->attr.dest_qp_num) == dest_qpn;
+		softhca_qp_put(qp);
+	}
+	ib_device_put(&sdev->ibdev);
+	return active;
+}
+
 /* A UD WQE's AH, by number: it must belong to the sending QP's PD. */
 static int softhca_dest_ah(struct softhca_qp *qp,
 			   const struct softhca_send_wqe *wqe, u32 *dev,

@@ -205,7 +205,7 @@ static int softhca_req_chunk(struct softhca_qp *qp, struct softhca_req_out *out)
 	err = softhca_dest_get(qp, w, &dest);
 	if (err) {
 		/* UC and UD: a message nobody takes is lost, not failed. */
-		if (err == -ENOENT && qp->ibqp.qp_type != IB_QPT_RC) {
+		if (err == -ENOENT && !softhca_qpt_reliable(qp->ibqp.qp_type)) {
 			softhca_req_retire(qp, IB_WC_SUCCESS, out);
 			return 1;
 		}
@@ -229,6 +229,7 @@ static int softhca_req_chunk(struct softhca_qp *qp, struct softhca_req_out *out)
 	msg.solicited = msg.last && (w->ctrl.flags & SOFTHCA_WQE_F_SOLICITED);
 	msg.imm = w->ctrl.imm_data;
 	msg.qkey = dest.qkey;
+	msg.xrc_srqn = w->xrc_srqn;
 	msg.remote_addr = w->remote_addr + qp->req.done;
 	msg.rkey = w->rkey;
 	msg.compare_add = w->compare_add;
@@ -260,6 +261,8 @@ static int softhca_req_chunk(struct softhca_qp *qp, struct softhca_req_out *out)
 	case SOFTHCA_RNR:
 		softhca_req_rnr(qp, rnr_timer, out);
 		return 0;
+	case SOFTHCA_BUSY:
+		return 0;	/* unchanged: the next visit sends it again */
 	default:
 		softhca_req_retire(qp, softhca_nak_status(ack), out);
 		return 0;

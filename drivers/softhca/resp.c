@@ -24,6 +24,19 @@
  * UC and UD drop what they cannot take: a consumed WQE completes in
  * error, the QP stays usable and the sender sees success.
  *
+ * XRC: an XRC_TGT QP has no queue of its own.  Every message names an
+ * XRC SRQ (msg->xrc_srqn); it must be an XRC SRQ of the QP's domain,
+ * and its PD, not the QP's, is what rkeys and receive SGEs are checked
+ * against, its CQ takes the receive completions.  An SRQ that is not in
+ * the domain (or does not exist: the two are not told apart, a domain
+ * is a protection boundary) is a remote access error for the sender; the
+ * XRC_TGT, which other senders share, stays as it is.  Any XRC_INI
+ * connected to an XRC_TGT may send through it (on this host nothing
+ * orders one sender's packets against another's); a SEND that arrives
+ * in chunks keeps the receive WQE for its sender (resp.owner_*), and
+ * another sender is answered BUSY until it ends or until its sender is
+ * found gone, when the held WQE completes with WR_FLUSH_ERR.
+ *
  * Locking: the QP's resp.lock around everything (messages from any
  * sender serialise here), the RQ/SRQ lock inside it only to take a WQE,
  * the CQ lock inside that.  Called with the sender's sq.lock held.
@@ -61,42 +74,46 @@ static bool softhca_is_ud(enum ib_qp_type t)
 	return t == IB_QPT_UD || t == IB_QPT_GSI;
 }
 
+/*
+ * The receive side of one message: the QP's RQ or SRQ, or for XRC_TGT
+ * the SRQ the message names (referenced for the delivery).
+ */
+struct softhca_rx {
+	struct softhca_srq *srq;	/* NULL: the QP's own RQ */
+	struct ib_pd *pd;		/* rkeys and receive SGEs belong to it */
+	struct ib_cq *cq;		/* receive completions */
+};
+
 /* What an unanswerable message means to its sender. */
 static enum softhca_ack softhca_resp_drop(struct softhca_msg *msg)
 {
-	return msg->src->ibqp.qp_type == IB_QPT_RC ? SOFTHCA_NO_PEER :
-						      SOFTHCA_ACK;
+	return softhca_qpt_reliable(msg->src->ibqp.qp_type) ? SOFTHCA_NO_PEER :
+								  SOFTHCA_ACK;
 }
 
 /*
- * A responder error: RC answers with @nak and, with @event, moves the
- * receiving QP to ERR; UC and UD drop the message (the sender sees
+ * A responder error: RC and XRC answer with @nak and, with @event, move
+ * the receiving QP to ERR; UC and UD drop the message (the sender sees
  * success).
  */
 static enum softhca_ack softhca_resp_nak(struct softhca_qp *qp,
 					 struct softhca_msg *msg,
 					 enum softhca_ack nak, int event)
 {
-	if (qp->ibqp.qp_type != IB_QPT_RC)
+	if (!softhca_qpt_reliable(qp->ibqp.qp_type))
 		return SOFTHCA_ACK;
 	if (event)
 		msg->peer_err = event;
 	return nak;
 }
 
-/* The queue a QP takes receive WQEs from. */
-static struct softhca_wq *softhca_resp_rq(struct softhca_qp *qp)
-{
-	return qp->srq ? &qp->srq->rq : &qp->rq;
-}
-
 /*
  * Take the next receive WQE into qp->resp.wqe.  Return: 0; -EAGAIN when
  * the queue is empty; -EIO when its producer index is impossible.
  */
-static int softhca_resp_take(struct softhca_qp *qp)
+static int softhca_resp_take(struct softhca_qp *qp, struct softhca_rx *rx)
 {
-	struct softhca_wq *rq = softhca_resp_rq(qp);
+	struct softhca_wq *rq = rx->srq ? &rx->srq->rq : &qp->rq;
 	struct softhca_wq_hdr *hdr;
 	int posted;
 
@@ -122,8 +139,8 @@ static int softhca_resp_take(struct softhca_qp *qp)
 	qp->resp.max_sge = rq->max_sge;
 	qp->resp.busy = true;
 	qp->resp.offset = 0;
-	if (qp->srq)
-		softhca_srq_check_limit(qp->srq);
+	if (rx->srq)
+		softhca_srq_check_limit(rx->srq);
 	return 0;
 }
 
@@ -134,10 +151,11 @@ static int softhca_resp_take(struct softhca_qp *qp)
  * its type.
  */
 static bool softhca_resp_take_for(struct softhca_qp *qp,
+				  struct softhca_rx *rx,
 				  struct softhca_msg *msg,
 				  enum softhca_ack *ack)
 {
-	int err = softhca_resp_take(qp);
+	int err = softhca_resp_take(qp, rx);
 
 	if (!err)
 		return true;
@@ -151,9 +169,10 @@ static bool softhca_resp_take_for(struct softhca_qp *qp,
 }
 
 /* Complete the receive WQE in resp.wqe and forget it. */
-static void softhca_resp_complete(struct softhca_qp *qp, u8 status, u8 opcode,
-				  u32 byte_len, const struct softhca_msg *msg,
-				  u8 wc_flags, u8 hdr_type)
+static void softhca_resp_complete(struct softhca_qp *qp, struct softhca_rx *rx,
+				  u8 status, u8 opcode, u32 byte_len,
+				  const struct softhca_msg *msg, u8 wc_flags,
+				  u8 hdr_type)
 {
 	struct softhca_cqe cqe = {
 		.wr_id = qp->resp.wqe->wr_id,
@@ -173,24 +192,24 @@ static void softhca_resp_complete(struct softhca_qp *qp, u8 status, u8 opcode,
 	}
 	qp->resp.busy = false;
 	/* An error completion is a solicited event too (IBA 11.4.2.2). */
-	softhca_cq_push(to_scq(qp->ibqp.recv_cq), &cqe,
+	softhca_cq_push(to_scq(rx->cq), &cqe,
 			msg->solicited || status != IB_WC_SUCCESS);
 }
 
 /* Check the current receive WQE and resolve its SGEs (referenced). */
-static int softhca_resp_segs(struct softhca_qp *qp, u32 *nseg, u64 *cap)
+static int softhca_resp_segs(struct softhca_qp *qp, struct softhca_rx *rx,
+			     u32 *nseg, u64 *cap)
 {
 	struct softhca_wqe_bounds b = {
 		.stride = qp->resp.stride,
 		.max_sge = qp->resp.max_sge,
 	};
-	struct ib_pd *pd = qp->srq ? qp->srq->ibsrq.pd : qp->ibqp.pd;
 	int err;
 
 	err = softhca_recv_wqe_check(qp->resp.wqe, &b, cap);
 	if (err)
 		return err;
-	return softhca_segs_resolve(to_sdev(qp->ibqp.device), pd,
+	return softhca_segs_resolve(to_sdev(qp->ibqp.device), rx->pd,
 				    (const struct softhca_sge *)(qp->resp.wqe + 1),
 				    qp->resp.wqe->num_sge, IB_ACCESS_LOCAL_WRITE,
 				    qp->resp.segs, nseg);
@@ -225,6 +244,7 @@ static u8 softhca_resp_grh(u8 *grh, const union ib_gid *sgid,
 
 /* A SEND chunk into the receive WQE (taken on the first chunk). */
 static enum softhca_ack softhca_resp_send(struct softhca_dest *dest,
+					  struct softhca_rx *rx,
 					  struct softhca_msg *msg)
 {
 	struct softhca_qp *qp = dest->qp;
@@ -238,7 +258,7 @@ static enum softhca_ack softhca_resp_send(struct softhca_dest *dest,
 
 	if (msg->first) {
 		/* A message restarted after a retry reuses its WQE. */
-		if (!qp->resp.busy && !softhca_resp_take_for(qp, msg, &ack))
+		if (!qp->resp.busy && !softhca_resp_take_for(qp, rx, msg, &ack))
 			return ack;
 		qp->resp.offset = 0;
 	} else if (!qp->resp.busy) {
@@ -246,9 +266,9 @@ static enum softhca_ack softhca_resp_send(struct softhca_dest *dest,
 		return softhca_resp_nak(qp, msg, SOFTHCA_NAK_INV, 0);
 	}
 
-	err = softhca_resp_segs(qp, &nseg, &cap);
+	err = softhca_resp_segs(qp, rx, &nseg, &cap);
 	if (err) {
-		softhca_resp_complete(qp, err == -EACCES ? IB_WC_LOC_PROT_ERR :
+		softhca_resp_complete(qp, rx, err == -EACCES ? IB_WC_LOC_PROT_ERR :
 				      IB_WC_LOC_QP_OP_ERR, IB_WC_RECV, 0, msg,
 				      0, 0);
 		return softhca_resp_nak(qp, msg, SOFTHCA_NAK_OP,
@@ -256,8 +276,8 @@ static enum softhca_ack softhca_resp_send(struct softhca_dest *dest,
 	}
 	if (msg->total + extra > cap) {
 		softhca_segs_put(qp->resp.segs, nseg);
-		softhca_resp_complete(qp, IB_WC_LOC_LEN_ERR, IB_WC_RECV, 0, msg,
-				      0, 0);
+		softhca_resp_complete(qp, rx, IB_WC_LOC_LEN_ERR, IB_WC_RECV, 0,
+				      msg, 0, 0);
 		return softhca_resp_nak(qp, msg, SOFTHCA_NAK_INV,
 					IB_EVENT_QP_REQ_ERR);
 	}
@@ -275,7 +295,7 @@ static enum softhca_ack softhca_resp_send(struct softhca_dest *dest,
 	qp->resp.offset += msg->len;
 
 	if (msg->last)
-		softhca_resp_complete(qp, IB_WC_SUCCESS, IB_WC_RECV,
+		softhca_resp_complete(qp, rx, IB_WC_SUCCESS, IB_WC_RECV,
 				      msg->total + extra, msg,
 				      ud ? IB_WC_GRH : 0, hdr_type);
 	return SOFTHCA_ACK;
@@ -287,17 +307,19 @@ static enum softhca_ack softhca_resp_send(struct softhca_dest *dest,
  * covers the range.  Return: the referenced MR, or NULL (access error).
  */
 static struct softhca_mr *softhca_resp_rkey(struct softhca_qp *qp,
+					    struct softhca_rx *rx,
 					    struct softhca_msg *msg, int access,
 					    u32 len)
 {
 	if (!(qp->attr.qp_access_flags & access))
 		return NULL;
-	return softhca_mr_get(to_sdev(qp->ibqp.device), msg->rkey,
-			      qp->ibqp.pd, access, msg->remote_addr, len);
+	return softhca_mr_get(to_sdev(qp->ibqp.device), msg->rkey, rx->pd,
+			      access, msg->remote_addr, len);
 }
 
 /* RDMA WRITE (with immediate: its last chunk consumes a receive WQE). */
 static enum softhca_ack softhca_resp_write(struct softhca_qp *qp,
+					   struct softhca_rx *rx,
 					   struct softhca_msg *msg)
 {
 	bool imm = msg->opcode == IB_UVERBS_WR_RDMA_WRITE_WITH_IMM && msg->last;
@@ -306,7 +328,7 @@ static enum softhca_ack softhca_resp_write(struct softhca_qp *qp,
 	enum softhca_ack ack;
 
 	if (msg->len) {
-		seg.mr = softhca_resp_rkey(qp, msg, IB_ACCESS_REMOTE_WRITE,
+		seg.mr = softhca_resp_rkey(qp, rx, msg, IB_ACCESS_REMOTE_WRITE,
 					   msg->len);
 		if (!seg.mr)
 			return softhca_resp_nak(qp, msg, SOFTHCA_NAK_ACCESS,
@@ -316,7 +338,8 @@ static enum softhca_ack softhca_resp_write(struct softhca_qp *qp,
 						IB_EVENT_QP_ACCESS_ERR);
 	}
 	/* Take the WQE before writing, so an RNR retry finds it unchanged. */
-	if (imm && !qp->resp.busy && !softhca_resp_take_for(qp, msg, &ack)) {
+	if (imm && !qp->resp.busy &&
+	    !softhca_resp_take_for(qp, rx, msg, &ack)) {
 		if (msg->len)
 			softhca_mr_put(seg.mr);
 		return ack;
@@ -329,7 +352,7 @@ static enum softhca_ack softhca_resp_write(struct softhca_qp *qp,
 		softhca_mr_put(seg.mr);
 	}
 	if (imm)
-		softhca_resp_complete(qp, IB_WC_SUCCESS,
+		softhca_resp_complete(qp, rx, IB_WC_SUCCESS,
 				      IB_WC_RECV_RDMA_WITH_IMM, msg->total, msg,
 				      0, 0);
 	return SOFTHCA_ACK;
@@ -337,6 +360,7 @@ static enum softhca_ack softhca_resp_write(struct softhca_qp *qp,
 
 /* RDMA READ: the chunk's remote bytes go into the requester's buffer. */
 static enum softhca_ack softhca_resp_read(struct softhca_qp *qp,
+					  struct softhca_rx *rx,
 					  struct softhca_msg *msg)
 {
 	struct softhca_cursor src;
@@ -347,7 +371,8 @@ static enum softhca_ack softhca_resp_read(struct softhca_qp *qp,
 					IB_EVENT_QP_REQ_ERR);
 	if (!msg->len)
 		return SOFTHCA_ACK;
-	seg.mr = softhca_resp_rkey(qp, msg, IB_ACCESS_REMOTE_READ, msg->len);
+	seg.mr = softhca_resp_rkey(qp, rx, msg, IB_ACCESS_REMOTE_READ,
+				   msg->len);
 	if (!seg.mr)
 		return softhca_resp_nak(qp, msg, SOFTHCA_NAK_ACCESS,
 						IB_EVENT_QP_ACCESS_ERR);
@@ -360,6 +385,7 @@ static enum softhca_ack softhca_resp_read(struct softhca_qp *qp,
 }
 
 static enum softhca_ack softhca_resp_atomic(struct softhca_qp *qp,
+					    struct softhca_rx *rx,
 					    struct softhca_msg *msg)
 {
 	struct softhca_mr *mr;
@@ -368,7 +394,7 @@ static enum softhca_ack softhca_resp_atomic(struct softhca_qp *qp,
 	if (!qp->attr.max_dest_rd_atomic || (msg->remote_addr & 7))
 		return softhca_resp_nak(qp, msg, SOFTHCA_NAK_INV,
 					IB_EVENT_QP_REQ_ERR);
-	mr = softhca_resp_rkey(qp, msg, IB_ACCESS_REMOTE_ATOMIC, 8);
+	mr = softhca_resp_rkey(qp, rx, msg, IB_ACCESS_REMOTE_ATOMIC, 8);
 	if (!mr)
 		return softhca_resp_nak(qp, msg, SOFTHCA_NAK_ACCESS,
 						IB_EVENT_QP_ACCESS_ERR);
@@ -388,8 +414,102 @@ static bool softhca_resp_peer_ok(struct softhca_dest *dest,
 
 	if (softhca_is_ud(st))
 		return softhca_is_ud(t) && dest->qkey == qp->attr.qkey;
+	/* XRC: any XRC_INI connected to the XRC_TGT (see the top). */
+	if (st == IB_QPT_XRC_INI)
+		return t == IB_QPT_XRC_TGT;
 	/* Connected: the receiver must be connected back to the sender. */
 	return t == st && qp->attr.dest_qp_num == src->ibqp.qp_num;
+}
+
+/* Does a message of this opcode consume a receive WQE? */
+static bool softhca_resp_takes_wqe(u8 opcode)
+{
+	return opcode == IB_UVERBS_WR_SEND ||
+	       opcode == IB_UVERBS_WR_SEND_WITH_IMM ||
+	       opcode == IB_UVERBS_WR_RDMA_WRITE_WITH_IMM;
+}
+
+/* An XRC message's SRQ: an XRC SRQ of @qp's domain, referenced; or NULL. */
+static struct softhca_srq *softhca_resp_xrc_srq(struct softhca_qp *qp, u32 srqn)
+{
+	struct softhca_srq *srq;
+
+	srq = softhca_srq_get(to_sdev(qp->ibqp.device), srqn);
+	if (srq && (srq->ibsrq.srq_type != IB_SRQT_XRC ||
+		    srq->ibsrq.ext.xrc.xrcd != qp->xrcd)) {
+		softhca_srq_put(srq);
+		srq = NULL;
+	}
+	return srq;
+}
+
+/*
+ * XRC_TGT: complete the receive WQE a message was filling with
+ * WR_FLUSH_ERR on its SRQ's CQ (nothing if the SRQ is gone: so is the
+ * WQE's owner).  Called with resp.lock held.
+ */
+static void softhca_resp_xrc_drop(struct softhca_qp *qp)
+{
+	struct softhca_cqe cqe = {
+		.wr_id = qp->resp.wqe->wr_id,
+		.status = IB_WC_WR_FLUSH_ERR,
+		.opcode = IB_WC_RECV,
+		.qp_num = qp->ibqp.qp_num,
+	};
+	struct softhca_srq *srq = softhca_resp_xrc_srq(qp, qp->resp.srqn);
+
+	qp->resp.busy = false;
+	if (!srq)
+		return;
+	softhca_cq_push(to_scq(srq->ibsrq.ext.cq), &cqe, true);
+	softhca_srq_put(srq);
+}
+
+/*
+ * XRC_TGT: may @msg's sender use the responder state?  Yes when no
+ * message is half received, or its own is; when another sender's is and
+ * that sender is gone, the held WQE is flushed and the state is taken
+ * over.  Called with resp.lock held.
+ */
+static bool softhca_resp_xrc_claim(struct softhca_qp *qp,
+				   struct softhca_msg *msg)
+{
+	u32 dev = msg->src->ibqp.device->index, qpn = msg->src->ibqp.qp_num;
+
+	if (qp->resp.busy) {
+		if (qp->resp.owner_dev == dev && qp->resp.owner_qpn == qpn) {
+			if (qp->resp.srqn == msg->xrc_srqn)
+				return true;
+			/* A new message from the same sender, elsewhere. */
+		} else if (softhca_sender_active(qp->resp.owner_dev,
+						 qp->resp.owner_qpn,
+						 qp->ibqp.qp_num)) {
+			return false;
+		}
+		softhca_resp_xrc_drop(qp);
+	}
+	qp->resp.owner_dev = dev;
+	qp->resp.owner_qpn = qpn;
+	qp->resp.srqn = msg->xrc_srqn;
+	return true;
+}
+
+/* The receive side of @msg at @qp.  Return: false when there is none. */
+static bool softhca_resp_rx(struct softhca_qp *qp, struct softhca_msg *msg,
+			    struct softhca_rx *rx)
+{
+	if (qp->ibqp.qp_type == IB_QPT_XRC_TGT) {
+		rx->srq = softhca_resp_xrc_srq(qp, msg->xrc_srqn);
+		if (!rx->srq)
+			return false;
+		rx->pd = rx->srq->ibsrq.pd;
+		rx->cq = rx->srq->ibsrq.ext.cq;
+		return true;
+	}
+	rx->srq = qp->srq;
+	rx->pd = qp->srq ? qp->srq->ibsrq.pd : qp->ibqp.pd;
+	rx->cq = qp->ibqp.recv_cq;
+	return true;
 }
 
 /**
@@ -405,30 +525,43 @@ enum softhca_ack softhca_resp_deliver(struct softhca_dest *dest,
 				      struct softhca_msg *msg)
 {
 	struct softhca_qp *qp = dest->qp;
+	bool xrc = qp->ibqp.qp_type == IB_QPT_XRC_TGT;
+	struct softhca_rx rx;
 	enum softhca_ack ack;
 
 	if (!softhca_resp_can_receive(READ_ONCE(qp->state)) ||
 	    !softhca_resp_peer_ok(dest, msg))
 		return softhca_resp_drop(msg);
+	/* XRC: an SRQ outside the domain; the shared XRC_TGT stays. */
+	if (!softhca_resp_rx(qp, msg, &rx))
+		return SOFTHCA_NAK_ACCESS;
 
 	spin_lock(&qp->resp.lock);
+	if (xrc && softhca_resp_takes_wqe(msg->opcode) &&
+	    !softhca_resp_xrc_claim(qp, msg)) {
+		ack = SOFTHCA_BUSY;
+		goto out;
+	}
 	switch (msg->opcode) {
 	case IB_UVERBS_WR_SEND:
 	case IB_UVERBS_WR_SEND_WITH_IMM:
-		ack = softhca_resp_send(dest, msg);
+		ack = softhca_resp_send(dest, &rx, msg);
 		break;
 	case IB_UVERBS_WR_RDMA_WRITE:
 	case IB_UVERBS_WR_RDMA_WRITE_WITH_IMM:
-		ack = softhca_resp_write(qp, msg);
+		ack = softhca_resp_write(qp, &rx, msg);
 		break;
 	case IB_UVERBS_WR_RDMA_READ:
-		ack = softhca_resp_read(qp, msg);
+		ack = softhca_resp_read(qp, &rx, msg);
 		break;
 	default:
-		ack = softhca_resp_atomic(qp, msg);
+		ack = softhca_resp_atomic(qp, &rx, msg);
 		break;
 	}
+out:
 	spin_unlock(&qp->resp.lock);
+	if (xrc)
+		softhca_srq_put(rx.srq);
 	return ack;
 }
 
@@ -447,7 +580,9 @@ void softhca_resp_flush(struct softhca_qp *qp)
 	if (!qp->resp.wqe)
 		return;
 	spin_lock_bh(&qp->resp.lock);
-	if (qp->resp.busy) {
+	if (qp->resp.busy && qp->ibqp.qp_type == IB_QPT_XRC_TGT) {
+		softhca_resp_xrc_drop(qp);
+	} else if (qp->resp.busy) {
 		cqe.wr_id = qp->resp.wqe->wr_id;
 		qp->resp.busy = false;
 		softhca_cq_push(to_scq(qp->ibqp.recv_cq), &cqe, true);

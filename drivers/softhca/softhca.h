@@ -268,6 +268,10 @@ struct softhca_req {
  * @stride, @max_sge: bounds of the queue @wqe came from
  * @busy: @wqe holds a WQE taken for a message not finished yet
  * @offset: bytes of that message placed so far
+ * @srqn: XRC_TGT: the XRC SRQ @wqe came from
+ * @owner_dev, @owner_qpn: XRC_TGT: the device index and number of the
+ *	XRC_INI QP whose message @wqe is being filled by (several INIs may
+ *	send through one XRC_TGT; see resp.c)
  */
 struct softhca_resp {
 	spinlock_t lock;	/* see above */
@@ -277,6 +281,9 @@ struct softhca_resp {
 	u32 max_sge;
 	bool busy;
 	u64 offset;
+	u32 srqn;
+	u32 owner_dev;
+	u32 owner_qpn;
 };
 
 /**
@@ -333,12 +340,18 @@ static inline struct softhca_qp *to_sqp(struct ib_qp *ibqp)
  * @rq: the receive ring and its kernel-private consumer index
  * @limit: srq_limit; 0 when disarmed (it disarms when the event fires)
  * @srqn: SRQ number (XRC sends address it)
+ * @ref: held by the SRQ itself and by the engine while an XRC message is
+ *	delivered into it (found by number, one visit at a time);
+ *	destroy_srq waits for @released.  A basic SRQ is pinned by its QPs
+ *	(ib_core's usecnt) and needs no reference.
  */
 struct softhca_srq {
 	struct ib_srq ibsrq;
 	struct softhca_wq rq;
 	u32 limit;
 	u32 srqn;
+	refcount_t ref;
+	struct completion released;
 };
 
 static inline struct softhca_srq *to_ssrq(struct ib_srq *ibsrq)
@@ -497,6 +510,8 @@ int softhca_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata);
 int softhca_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
 			  const struct ib_recv_wr **bad_wr);
 void softhca_srq_check_limit(struct softhca_srq *srq);
+struct softhca_srq *softhca_srq_get(struct softhca_dev *sdev, u32 srqn);
+void softhca_srq_put(struct softhca_srq *srq);
 
 /* mr.c */
 struct ib_mr *softhca_get_dma_mr(struct ib_pd *ibpd, int access);

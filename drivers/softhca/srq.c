@@ -41,6 +41,8 @@ int softhca_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 		return -ENOMEM;
 
 	spin_lock_init(&srq->rq.lock);
+	refcount_set(&srq->ref, 1);
+	init_completion(&srq->released);
 	srq->rq.cons = 0;
 	srq->limit = 0;		/* srq_limit is not an input of create */
 	entries = roundup_pow_of_two(attr->max_wr);
@@ -122,11 +124,43 @@ int softhca_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
 	struct softhca_dev *sdev = to_sdev(ibsrq->device);
 	struct softhca_srq *srq = to_ssrq(ibsrq);
 
-	/* ib_core refused this while a QP still used the SRQ. */
+	/*
+	 * ib_core refused this while a QP still used the SRQ.  An XRC SRQ
+	 * is found by number: once out of the xarray no new reference is
+	 * taken; wait for a delivery in progress to let go of it.
+	 */
 	xa_erase(&sdev->srqs, srq->srqn);
+	softhca_srq_put(srq);
+	wait_for_completion(&srq->released);
 	softhca_ring_free(&srq->rq.ring);
 	atomic_dec(&sdev->num_srqs);
 	return 0;
+}
+
+/**
+ * softhca_srq_get - an SRQ by number, referenced
+ * @sdev: the device
+ * @srqn: the number
+ *
+ * Context: any; takes the xarray's lock.
+ * Return: the SRQ, or NULL when there is none (or it is being destroyed).
+ */
+struct softhca_srq *softhca_srq_get(struct softhca_dev *sdev, u32 srqn)
+{
+	struct softhca_srq *srq;
+
+	xa_lock(&sdev->srqs);
+	srq = xa_load(&sdev->srqs, srqn);
+	if (srq && !refcount_inc_not_zero(&srq->ref))
+		srq = NULL;
+	xa_unlock(&sdev->srqs);
+	return srq;
+}
+
+void softhca_srq_put(struct softhca_srq *srq)
+{
+	if (refcount_dec_and_test(&srq->ref))
+		complete(&srq->released);
 }
 
 /*

@@ -1,0 +1,29 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# XRC (xrc.c, TAP): on one device, then initiators on sh0 and receive QPs
+# and SRQs on sh1; afterwards no QP, SRQ or XRC domain is left behind by
+# the processes that exited, were killed or unregistered.
+. "$(dirname "$0")/lib.sh"
+
+modprobe -r softhca 2>/dev/null
+modprobe softhca
+veth_up sv0 sv1
+rdma link add sh0 type softhca netdev sv0
+rdma link add sh1 type softhca netdev sv1
+gid0_usable sh0 sv0 || echo "# GID 0 of sh0 not usable yet"
+gid0_usable sh1 sv1 || echo "# GID 0 of sh1 not usable yet"
+SOFTHCA_DEV=sh0 "$SELFTESTS/xrc"
+rc=$?
+SOFTHCA_DEV=sh0 SOFTHCA_DEV2=sh1 "$SELFTESTS/xrc" || rc=1
+# Nothing leaked: every object count of both devices is back to zero.
+left=$(rdma resource show 2>/dev/null | grep -E '^[0-9]+: sh[01]' |
+	grep -oE '(qp|cq|pd|mr|srq) [1-9][0-9]*' | tr '\n' ' ')
+if [ -n "$left" ]; then
+	echo "not ok - xrc: objects left behind: $left"
+	rdma resource show
+	rc=1
+else
+	echo "ok - xrc: no object left behind"
+fi
+cleanup_all
+exit $rc
