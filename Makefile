@@ -149,6 +149,8 @@ install: all
 	install -m 755 $(PERF_IBV) $(DESTDIR)$(BINDIR)/
 	install -d $(DESTDIR)$(MANDIR)/man8
 	install -m 644 Documentation/man/softhca.8 $(DESTDIR)$(MANDIR)/man8/
+	install -d $(DESTDIR)$(MANDIR)/man3
+	install -m 644 Documentation/man/*.3 $(DESTDIR)$(MANDIR)/man3/
 	if [ -z "$(DESTDIR)" ] && command -v ldconfig >/dev/null; then ldconfig; fi
 
 clean:

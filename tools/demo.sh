@@ -1,7 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
 # Runs inside the guest (make demo): a softhca device on a veth, shown by
-# the softhca tool and by iproute2's rdma tool.
+# the softhca tool and by iproute2's rdma tool; then data between two
+# processes (a ping-pong and a bandwidth run of softhca-perf) and XRC
+# (one receive QP shared by processes, the legacy API).
 set -e
 cd "$(dirname "$0")/.."
 tool=build/bin/softhca
@@ -34,6 +36,20 @@ $tool show softhca0 | grep port
 
 say "errors are words: a second device on the same netdev"
 $tool link add softhca1 netdev demo0 || true
+
+ip link set demo0 mtu 1500
+
+say "ping-pong between two processes: RC SEND 64 B, one-way latency"
+build/bin/softhca-perf send_lat -d softhca0 -s 64 -n 2000 --fork
+
+say "bandwidth between two processes: RC RDMA WRITE 64 KiB and 1 MiB"
+build/bin/softhca-perf write_bw -d softhca0 -s 64K,1M --fork
+
+say "XRC: SRQs of one domain shared by processes through one receive QP"
+echo "(every XRC opcode; a send to another domain's SRQ refused; ibv_open_qp;"
+echo " the legacy API: a creator that exits, two receiver and two initiator"
+echo " processes, one killed while registered, the last unregister)"
+SOFTHCA_DEV=softhca0 build/selftests/xrc
 
 say "softhca link del softhca0"
 $tool link del softhca0
