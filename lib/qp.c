@@ -45,6 +45,20 @@ static int shca_qp_check_attr(struct ibv_qp_init_attr_ex *attr)
 	return 0;
 }
 
+/* The ibv_qp fields every new handle gets from its command's response. */
+static void shca_qp_init_ibqp(struct ibv_qp *ibqp, struct ibv_context *context,
+			      void *qp_context, enum ibv_qp_type type,
+			      const struct ib_uverbs_create_qp_resp *resp)
+{
+	pthread_mutex_init(&ibqp->mutex, NULL);
+	pthread_cond_init(&ibqp->cond, NULL);
+	ibqp->context = context;
+	ibqp->qp_context = qp_context;
+	ibqp->handle = resp->qp_handle;
+	ibqp->qp_num = resp->qpn;
+	ibqp->qp_type = type;
+}
+
 static void shca_qp_destroy_cmd(struct ibv_context *ctx, uint32_t handle)
 {
 	struct ib_uverbs_destroy_qp req = { .qp_handle = handle };
@@ -120,18 +134,13 @@ struct ibv_qp *shca_create_qp_ex(struct ibv_context *context,
 	qp->rq.max_sge = resp.core.max_recv_sge;
 	qp->sq_sig_all = !!attr->sq_sig_all;
 
-	pthread_mutex_init(&ibqp->mutex, NULL);
-	pthread_cond_init(&ibqp->cond, NULL);
-	ibqp->context = context;
-	ibqp->qp_context = attr->qp_context;
+	shca_qp_init_ibqp(ibqp, context, attr->qp_context, attr->qp_type,
+			  &resp.core);
 	ibqp->pd = attr->qp_type == IBV_QPT_XRC_RECV ? NULL : attr->pd;
 	ibqp->send_cq = attr->send_cq;
 	ibqp->recv_cq = attr->recv_cq;
 	ibqp->srq = attr->srq;
-	ibqp->handle = resp.core.qp_handle;
-	ibqp->qp_num = resp.core.qpn;
 	ibqp->state = IBV_QPS_RESET;
-	ibqp->qp_type = attr->qp_type;
 
 	/* ibv_create_qp(3): the caps are updated to what was created. */
 	attr->cap.max_send_wr = resp.core.max_send_wr;
@@ -217,15 +226,10 @@ struct ibv_qp *shca_open_qp(struct ibv_context *context,
 		errno = err;
 		return NULL;
 	}
-	pthread_mutex_init(&ibqp->mutex, NULL);
-	pthread_cond_init(&ibqp->cond, NULL);
-	ibqp->context = context;
-	if (attr->comp_mask & IBV_QP_OPEN_ATTR_CONTEXT)
-		ibqp->qp_context = attr->qp_context;
-	ibqp->handle = resp.qp_handle;
-	ibqp->qp_num = resp.qpn;
+	shca_qp_init_ibqp(ibqp, context,
+			  attr->comp_mask & IBV_QP_OPEN_ATTR_CONTEXT ?
+			  attr->qp_context : NULL, attr->qp_type, &resp);
 	ibqp->state = IBV_QPS_UNKNOWN;
-	ibqp->qp_type = attr->qp_type;
 	return ibqp;
 }
 

@@ -15,9 +15,7 @@ P=$REPO/build/bin/softhca-perf
 
 modprobe -r softhca 2>/dev/null
 modprobe softhca
-veth_up sv0 sv1
-rdma link add sh0 type softhca netdev sv0
-gid0_usable sh0 sv0 || echo "# GID 0 of sh0 not usable yet"
+softhca_on_veth 1
 dmesg -C
 
 # kill_mid WHICH: start the transfer, kill -9 the parent or the child end.

@@ -63,6 +63,22 @@ veth_up() {
 	ip link set "$1" up && ip link set "$2" up
 }
 
+# softhca_on_veth N: the veth pair sv0/sv1 and N (1 or 2) softhca
+# devices, sh0 on sv0 (and sh1 on sv1), waited for until their GID 0 is
+# usable.
+softhca_on_veth() {
+	veth_up sv0 sv1 || return 1
+	rdma link add sh0 type softhca netdev sv0 || return 1
+	if [ "$1" = 2 ]; then
+		rdma link add sh1 type softhca netdev sv1 || return 1
+	fi
+	gid0_usable sh0 sv0 || echo "# GID 0 of sh0 not usable yet"
+	if [ "$1" = 2 ]; then
+		gid0_usable sh1 sv1 || echo "# GID 0 of sh1 not usable yet"
+	fi
+	return 0
+}
+
 dev_exists() { [ -e "/sys/class/infiniband/$1" ]; }
 
 # gid0_usable DEV IF: GID 0 of DEV (IF's IPv6 link-local address) is in the

@@ -53,9 +53,7 @@ cycles_no_leak() {
 }
 
 modprobe softhca
-veth_up sv0 sv1
-rdma link add sh0 type softhca netdev sv0
-gid0_usable sh0 sv0 || echo "# GID 0 of sh0 not usable yet"
+softhca_on_veth 1
 
 t killed_process_leaves_nothing killed_process_cleans_up
 t create_destroy_10000_cycles_no_leak cycles_no_leak

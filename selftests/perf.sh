@@ -12,11 +12,7 @@ pj=/tmp/perf.json
 modprobe -r softhca 2>/dev/null
 modprobe softhca
 mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null
-veth_up sv0 sv1
-rdma link add sh0 type softhca netdev sv0
-rdma link add sh1 type softhca netdev sv1
-gid0_usable sh0 sv0 || echo "# GID 0 of sh0 not usable yet"
-gid0_usable sh1 sv1 || echo "# GID 0 of sh1 not usable yet"
+softhca_on_veth 2
 
 # perf_json CMD...: CMD --json succeeds; every line has a positive
 # figure (latency or rate), a counted syscalls_per_op, and CPU fields.

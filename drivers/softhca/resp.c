@@ -444,11 +444,10 @@ static struct softhca_srq *softhca_resp_xrc_srq(struct softhca_qp *qp, u32 srqn)
 }
 
 /*
- * XRC_TGT: complete the receive WQE a message was filling with
- * WR_FLUSH_ERR on its SRQ's CQ (nothing if the SRQ is gone: so is the
- * WQE's owner).  Called with resp.lock held.
+ * Complete the receive WQE a message was filling with WR_FLUSH_ERR on
+ * @cq (NULL: nowhere) and forget it.  Called with resp.lock held.
  */
-static void softhca_resp_xrc_drop(struct softhca_qp *qp)
+static void softhca_resp_flush_held(struct softhca_qp *qp, struct ib_cq *cq)
 {
 	struct softhca_cqe cqe = {
 		.wr_id = qp->resp.wqe->wr_id,
@@ -456,13 +455,23 @@ static void softhca_resp_xrc_drop(struct softhca_qp *qp)
 		.opcode = IB_WC_RECV,
 		.qp_num = qp->ibqp.qp_num,
 	};
-	struct softhca_srq *srq = softhca_resp_xrc_srq(qp, qp->resp.srqn);
 
 	qp->resp.busy = false;
-	if (!srq)
-		return;
-	softhca_cq_push(to_scq(srq->ibsrq.ext.cq), &cqe, true);
-	softhca_srq_put(srq);
+	if (cq)
+		softhca_cq_push(to_scq(cq), &cqe, true);
+}
+
+/*
+ * XRC_TGT: flush the held receive WQE on its SRQ's CQ (nothing if the
+ * SRQ is gone: so is the WQE's owner).  Called with resp.lock held.
+ */
+static void softhca_resp_xrc_drop(struct softhca_qp *qp)
+{
+	struct softhca_srq *srq = softhca_resp_xrc_srq(qp, qp->resp.srqn);
+
+	softhca_resp_flush_held(qp, srq ? srq->ibsrq.ext.cq : NULL);
+	if (srq)
+		softhca_srq_put(srq);
 }
 
 /*
@@ -571,21 +580,12 @@ out:
  */
 void softhca_resp_flush(struct softhca_qp *qp)
 {
-	struct softhca_cqe cqe = {
-		.status = IB_WC_WR_FLUSH_ERR,
-		.opcode = IB_WC_RECV,
-		.qp_num = qp->ibqp.qp_num,
-	};
-
 	if (!qp->resp.wqe)
 		return;
 	spin_lock_bh(&qp->resp.lock);
-	if (qp->resp.busy && qp->ibqp.qp_type == IB_QPT_XRC_TGT) {
+	if (qp->resp.busy && qp->ibqp.qp_type == IB_QPT_XRC_TGT)
 		softhca_resp_xrc_drop(qp);
-	} else if (qp->resp.busy) {
-		cqe.wr_id = qp->resp.wqe->wr_id;
-		qp->resp.busy = false;
-		softhca_cq_push(to_scq(qp->ibqp.recv_cq), &cqe, true);
-	}
+	else if (qp->resp.busy)
+		softhca_resp_flush_held(qp, qp->ibqp.recv_cq);
 	spin_unlock_bh(&qp->resp.lock);
 }
