@@ -241,19 +241,28 @@ static int softhca_poller_pass(struct softhca_poller *p, u64 now)
 	return work;
 }
 
-/* Give everything back (contended CPU, or stopping). */
+/*
+ * Give every QP back (contended CPU, or stopping).  Work that raced in
+ * runs before its QP goes back, but only while it moves: a QP whose
+ * work cannot move now stays watched (a dying QP, whose destroy waits
+ * for this reference; an XRC sender told BUSY by a target whose owner
+ * may be a later QP on this very list).  Looping until such a QP could
+ * be released would hang destroy_qp or livelock the poller.
+ */
 static void softhca_poller_release_all(struct softhca_poller *p)
 {
 	struct softhca_qp *qp, *tmp;
 
 	list_for_each_entry_safe(qp, tmp, &p->active, poll_node) {
-		if (READ_ONCE(qp->dying)) {
-			softhca_poller_drop(p, qp);
-			continue;
-		}
-		/* Work that raced in runs before the QP goes back. */
-		while (!softhca_poller_release(p, qp)) {
-			softhca_req_run(qp, softhca_engine.qp_budget);
+		for (;;) {
+			if (READ_ONCE(qp->dying)) {
+				softhca_poller_drop(p, qp);
+				break;
+			}
+			if (softhca_poller_release(p, qp))
+				break;
+			if (!softhca_req_run(qp, softhca_engine.qp_budget))
+				break;
 			cond_resched();
 		}
 	}
@@ -304,7 +313,9 @@ static int softhca_poller_fn(void *arg)
 		cond_resched();
 		cpu_relax();
 	}
+	/* Every QP of the device is destroyed before its pollers stop. */
 	softhca_poller_release_all(p);
+	WARN_ON(!list_empty(&p->active));
 	return 0;
 }
 
