@@ -5,6 +5,9 @@
 # QP for a second without work and never yields it for contention), so
 # the seccomp test's loop (pinned to CPU 0) never finds its QP handed
 # back to the doorbell by a stray task or a TCG clock jump.
+# Then random work and fairness (datapath_mix.c, TAP) with the module's
+# default poller settings (it yields a contended CPU, so work also runs
+# inline in doorbells), again on one device and across two.
 . "$(dirname "$0")/lib.sh"
 
 modprobe -r softhca 2>/dev/null
@@ -13,5 +16,11 @@ softhca_on_veth 2
 SOFTHCA_DEV=sh0 "$SELFTESTS/datapath"
 rc=$?
 SOFTHCA_DEV=sh0 SOFTHCA_DEV2=sh1 "$SELFTESTS/datapath" || rc=1
+cleanup_all
+
+modprobe softhca
+softhca_on_veth 2
+SOFTHCA_DEV=sh0 "$SELFTESTS/datapath_mix" || rc=1
+SOFTHCA_DEV=sh0 SOFTHCA_DEV2=sh1 "$SELFTESTS/datapath_mix" || rc=1
 cleanup_all
 exit $rc
