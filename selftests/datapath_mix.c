@@ -237,7 +237,9 @@ static int mix_one(struct pair *p, enum ibv_qp_type type, uint32_t maxmsg,
 		    wc.src_qp != p->a->qp_num ||
 		    !!(wc.wc_flags & IBV_WC_WITH_IMM) != imm ||
 		    (imm && wc.imm_data != swr.imm_data) ||
-		    !!(wc.wc_flags & IBV_WC_GRH) != !!grh) {
+		    !!(wc.wc_flags & IBV_WC_GRH) != !!grh ||
+		    /* RoCE: no LIDs, SL 0, the one P_Key */
+		    wc.slid || wc.sl || wc.dlid_path_bits || wc.pkey_index) {
 			printf("# op %d, %u B: recv wc id %lu status %d opcode %d len %u qp %u src %u flags %x\n",
 			       op, n, (unsigned long)wc.wr_id, wc.status,
 			       wc.opcode, wc.byte_len, wc.qp_num, wc.src_qp,
@@ -320,6 +322,59 @@ TEST(random_uc) { mix(IBV_QPT_UC, 0); }
 TEST(random_uc_srq) { mix(IBV_QPT_UC, 1); }
 TEST(random_ud) { mix(IBV_QPT_UD, 0); }
 TEST(random_ud_srq) { mix(IBV_QPT_UD, 1); }
+
+/*
+ * FENCE: an RDMA READ (then a fetch-and-add) lands in local memory that
+ * the next, fenced, RDMA WRITE sends on: the WRITE must carry what the
+ * READ or the atomic brought, so it may start only once they completed.
+ * Posted together, unsignaled except the last.
+ */
+TEST(fence_after_read_and_atomic)
+{
+	struct pair p;
+	struct ibv_wc wc;
+	uint64_t *word = (uint64_t *)(B.buf + 3 * MIB);
+	struct ibv_sge rs = { (uintptr_t)A.buf, 65536, A.mr->lkey };
+	struct ibv_sge as = { (uintptr_t)A.buf + 65536, 8, A.mr->lkey };
+	struct ibv_sge ws = { (uintptr_t)A.buf, 65536 + 8, A.mr->lkey };
+	struct ibv_send_wr w[3] = {
+		{ .wr_id = 1, .sg_list = &rs, .num_sge = 1,
+		  .opcode = IBV_WR_RDMA_READ, .next = &w[1] },
+		{ .wr_id = 2, .sg_list = &as, .num_sge = 1,
+		  .opcode = IBV_WR_ATOMIC_FETCH_AND_ADD, .next = &w[2] },
+		{ .wr_id = 3, .sg_list = &ws, .num_sge = 1,
+		  .opcode = IBV_WR_RDMA_WRITE,
+		  .send_flags = IBV_SEND_FENCE | IBV_SEND_SIGNALED },
+	}, *bad;
+	int round;
+
+	REQUIRE(!pair_make(&p, IBV_QPT_RC, &RC_OPTS), "pair");
+	for (round = 0; round < 20; round++) {
+		fill(B.buf, 65536, 300 + round);		/* READ source */
+		*word = 0x1111000000000000ull + round;	/* atomic target */
+		memset(A.buf, 0, 65536 + 8);
+		memset(B.buf + 2 * MIB, 0, 65536 + 8);	/* WRITE target */
+		w[0].wr.rdma.remote_addr = (uintptr_t)B.buf;
+		w[0].wr.rdma.rkey = B.mr->rkey;
+		w[1].wr.atomic.remote_addr = (uintptr_t)word;
+		w[1].wr.atomic.rkey = B.mr->rkey;
+		w[1].wr.atomic.compare_add = 5;
+		w[2].wr.rdma.remote_addr = (uintptr_t)B.buf + 2 * MIB;
+		w[2].wr.rdma.rkey = B.mr->rkey;
+		REQUIRE(!ibv_post_send(p.a, w, &bad), "post");
+		REQUIRE(wait_wc(A.cq, &wc) && wc.wr_id == 3 &&
+			wc.status == IBV_WC_SUCCESS, "fenced write: %s",
+			ibv_wc_status_str(wc.status));
+		CHECK(!memcmp(B.buf + 2 * MIB, B.buf, 65536),
+		      "round %d: the WRITE carried the READ's data", round);
+		CHECK(!memcmp(B.buf + 2 * MIB + 65536, &(uint64_t){
+			0x1111000000000000ull + round }, 8),
+		      "round %d: the WRITE carried the atomic's result",
+		      round);
+		CHECK(*word == 0x1111000000000005ull + round, "the add");
+	}
+	pair_free(&p);
+}
 
 /* A 1 GiB view of one 4 MiB memfd: 256 shared mappings side by side. */
 #define BIG	(1ull << 30)
