@@ -323,6 +323,110 @@ TEST(random_uc_srq) { mix(IBV_QPT_UC, 1); }
 TEST(random_ud) { mix(IBV_QPT_UD, 0); }
 TEST(random_ud_srq) { mix(IBV_QPT_UD, 1); }
 
+/* Post @n WRs as one list on @qp; wait for @n completions into @wc. */
+static int post_list_wait(struct ibv_qp *qp, struct ibv_send_wr *w, int n,
+			  struct ibv_wc *wc)
+{
+	struct ibv_send_wr *bad;
+	int i;
+
+	for (i = 0; i < n - 1; i++)
+		w[i].next = &w[i + 1];
+	w[n - 1].next = NULL;
+	if (ibv_post_send(qp, w, &bad))
+		return -1;
+	for (i = 0; i < n; i++)
+		if (!wait_wc(A.cq, &wc[i]))
+			return -1;
+	return 0;
+}
+
+/*
+ * The engine reuses the lookups of one WQE for the next ones of the same
+ * run (destination QP, local and remote MRs): every WQE must still get
+ * its own checks.  Lists posted at once, so that they run together: a
+ * good RDMA WRITE then one past the end of the same rkey
+ * (REM_ACCESS_ERR), a good SEND then one past the end of the same lkey
+ * (LOC_PROT_ERR); UD SENDs alternating between two destinations land in
+ * their own QPs.
+ */
+TEST(lookups_reused_within_a_run_still_check)
+{
+	struct ibv_sge ok = { (uintptr_t)A.buf, 4096, A.mr->lkey };
+	struct ibv_sge past = { (uintptr_t)A.buf + BUF - 100, 4096,
+				A.mr->lkey };
+	struct ibv_send_wr w[3] = {};
+	struct ibv_wc wc[3];
+	struct pair p, u1, u2;
+	struct opts uo = { 0 };
+	int i;
+
+	REQUIRE(!pair_make(&p, IBV_QPT_RC, &RC_OPTS), "pair");
+	for (i = 0; i < 3; i++) {
+		w[i].wr_id = 10 + i;
+		w[i].sg_list = &ok;
+		w[i].num_sge = 1;
+		w[i].opcode = IBV_WR_RDMA_WRITE;
+		w[i].send_flags = IBV_SEND_SIGNALED;
+		w[i].wr.rdma.rkey = B.mr->rkey;
+		w[i].wr.rdma.remote_addr = (uintptr_t)B.buf + 4096 * i;
+	}
+	w[1].wr.rdma.remote_addr = (uintptr_t)B.buf + BUF - 100;
+	REQUIRE(!post_list_wait(p.a, w, 2, wc), "two writes");
+	CHECK(wc[0].wr_id == 10 && wc[0].status == IBV_WC_SUCCESS &&
+	      wc[1].wr_id == 11 && wc[1].status == IBV_WC_REM_ACCESS_ERR,
+	      "write, write past the rkey's end: %s, %s",
+	      ibv_wc_status_str(wc[0].status),
+	      ibv_wc_status_str(wc[1].status));
+	pair_free(&p);
+
+	REQUIRE(!pair_make(&p, IBV_QPT_RC, &RC_OPTS), "pair");
+	REQUIRE(!post_recv(&p, 1, 0, 8192) && !post_recv(&p, 2, 8192, 8192),
+		"recvs");
+	for (i = 0; i < 2; i++) {
+		w[i].opcode = IBV_WR_SEND;
+		w[i].sg_list = i ? &past : &ok;
+	}
+	REQUIRE(!post_list_wait(p.a, w, 2, wc), "two sends");
+	CHECK(wc[0].wr_id == 10 && wc[0].status == IBV_WC_SUCCESS &&
+	      wc[1].wr_id == 11 && wc[1].status == IBV_WC_LOC_PROT_ERR,
+	      "send, send past the lkey's end: %s, %s",
+	      ibv_wc_status_str(wc[0].status),
+	      ibv_wc_status_str(wc[1].status));
+	pair_free(&p);
+
+	REQUIRE(!pair_make(&u1, IBV_QPT_UD, &uo) &&
+		!pair_make(&u2, IBV_QPT_UD, &uo), "UD pairs");
+	for (i = 0; i < 3; i++) {
+		struct pair *to = i == 1 ? &u2 : &u1;
+
+		REQUIRE(!post_recv(to, 100 + i, 65536 * (i + 1), 4096),
+			"recv");
+		w[i].opcode = IBV_WR_SEND_WITH_IMM;
+		w[i].imm_data = htonl(i);
+		w[i].sg_list = &ok;
+		ok.length = 64;
+		w[i].wr.ud.ah = to->ah;
+		w[i].wr.ud.remote_qpn = to->b->qp_num;
+		w[i].wr.ud.remote_qkey = 0x1234;
+	}
+	REQUIRE(!post_list_wait(u1.a, w, 3, wc), "three UD sends");
+	for (i = 0; i < 3; i++)
+		CHECK(wc[i].status == IBV_WC_SUCCESS, "UD send %d: %s", i,
+		      ibv_wc_status_str(wc[i].status));
+	for (i = 0; i < 3; i++) {
+		REQUIRE(wait_wc(B.cq, &wc[0]), "UD recv");
+		CHECK(wc[0].status == IBV_WC_SUCCESS &&
+		      wc[0].qp_num == (wc[0].wr_id == 101 ? u2.b->qp_num :
+						  u1.b->qp_num) &&
+		      ntohl(wc[0].imm_data) == wc[0].wr_id - 100,
+		      "UD recv %lu on QP %u", (unsigned long)wc[0].wr_id,
+		      wc[0].qp_num);
+	}
+	pair_free(&u1);
+	pair_free(&u2);
+}
+
 /*
  * FENCE: an RDMA READ (then a fetch-and-add) lands in local memory that
  * the next, fenced, RDMA WRITE sends on: the WRITE must carry what the

@@ -15,8 +15,8 @@
  *    them, QPs spread by number) with a private list of the QPs it
  *    watches.  Only QPs handed to it are on that list, so a pass costs
  *    nothing for idle QPs.  Each pass gives each QP a budget
- *    (softhca_engine.qp_budget steps, a long message advancing one chunk
- *    per step).  A QP with no work for softhca_engine.idle_us is given
+ *    (softhca_engine.qp_budget steps: a WQE, or 16 KiB of a long
+ *    message, per step).  A QP with no work for softhca_engine.idle_us is given
  *    back: the poller sets NEED_WAKEUP in its ring, issues a full
  *    barrier and looks at the producer index once more.  That barrier
  *    pairs with the library's full barrier between publishing prod and
@@ -31,11 +31,11 @@
  * So when the poller sees another runnable task on its CPU for
  * softhca_engine.contended_us in a row (a short-lived kworker does not
  * count: cond_resched() lets it run and the poller carries on), it
- * gives every QP back at once
- * (NEED_WAKEUP set: posts ring the doorbell and run inline, as they
- * would with no poller at all) and stays out of the
- * way for a while (doorbells do not hand QPs over during that time
- * unless work is left after the inline run).
+ * gives back every QP without work left (NEED_WAKEUP set: posts ring
+ * the doorbell and run inline, as they would with no poller at all) and
+ * stays out of the way for a while (doorbells do not hand QPs over
+ * during that time unless work is left after the inline run).  QPs with
+ * a backlog stay and are run a budget per pass until they drain.
  *
  * QP membership: qp->poll_state says where a QP is (idle, queued for
  * the poller, or on its private list), under poller->lock.  Each list
@@ -242,29 +242,23 @@ static int softhca_poller_pass(struct softhca_poller *p, u64 now)
 }
 
 /*
- * Give every QP back (contended CPU, or stopping).  Work that raced in
- * runs before its QP goes back, but only while it moves: a QP whose
- * work cannot move now stays watched (a dying QP, whose destroy waits
- * for this reference; an XRC sender told BUSY by a target whose owner
- * may be a later QP on this very list).  Looping until such a QP could
- * be released would hang destroy_qp or livelock the poller.
+ * Give every QP back that can go (contended CPU, or stopping): a QP with
+ * work left stays watched, and the next passes run it a budget at a
+ * time beside the others.  Running it to the end here would starve the
+ * rest (one 1 GiB WRITE would hold up every small message behind it),
+ * and handing a backlog back would leave it waiting for a doorbell that
+ * its producer has no reason to ring.  A dying QP is dropped: its
+ * destroy waits for this reference.
  */
 static void softhca_poller_release_all(struct softhca_poller *p)
 {
 	struct softhca_qp *qp, *tmp;
 
 	list_for_each_entry_safe(qp, tmp, &p->active, poll_node) {
-		for (;;) {
-			if (READ_ONCE(qp->dying)) {
-				softhca_poller_drop(p, qp);
-				break;
-			}
-			if (softhca_poller_release(p, qp))
-				break;
-			if (!softhca_req_run(qp, softhca_engine.qp_budget))
-				break;
-			cond_resched();
-		}
+		if (READ_ONCE(qp->dying))
+			softhca_poller_drop(p, qp);
+		else
+			softhca_poller_release(p, qp);
 	}
 }
 

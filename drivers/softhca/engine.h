@@ -101,8 +101,10 @@ struct softhca_dest {
 	struct softhca_dev *sdev;	/* registration held (ib_device_try_get) */
 	union ib_gid sgid;	/* UD: the sender's GID, for the GRH */
 	union ib_gid dgid;	/* UD: the destination GID, for the GRH */
+	u32 dev;		/* @sdev's index plus one */
 	u32 qpn;
 	u32 qkey;
+	struct softhca_mr *mr_cache;	/* keys on @sdev (mem.c), referenced */
 };
 
 /* mem.c */
@@ -112,9 +114,15 @@ struct softhca_mr *softhca_mr_get(struct softhca_dev *sdev, u32 key,
 				  struct ib_pd *pd, int access, u64 addr,
 				  u64 len);
 void softhca_mr_put(struct softhca_mr *mr);
+struct softhca_mr *softhca_mr_get_cached(struct softhca_mr **cache,
+					 struct softhca_dev *sdev, u32 key,
+					 struct ib_pd *pd, int access,
+					 u64 addr, u64 len);
+void softhca_mr_cache_drop(struct softhca_mr **cache);
 int softhca_segs_resolve(struct softhca_dev *sdev, struct ib_pd *pd,
 			 const struct softhca_sge *sge, u32 n, int access,
-			 struct softhca_seg *segs, u32 *nseg);
+			 struct softhca_seg *segs, u32 *nseg,
+			 struct softhca_mr **cache);
 void softhca_segs_put(struct softhca_seg *segs, u32 nseg);
 void softhca_cursor_init(struct softhca_cursor *c, struct softhca_seg *segs,
 			 u32 nseg);

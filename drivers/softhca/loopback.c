@@ -7,9 +7,10 @@
  * creation): the softhca device whose GID table holds that GID, as a
  * device index.  Per message, softhca_dest_get() turns (device index,
  * QP number) into references on the device's registration and on the
- * QP, or says that nobody is there (a peer on another host needs the
- * RoCEv2 transport, which is not written yet: to this transport such a
- * peer does not answer).
+ * QP (kept from one message to the next within a run), or says that
+ * nobody is there (a peer on another host needs the RoCEv2 transport,
+ * which is not written yet: to this transport such a peer does not
+ * answer).
  *
  * Every registered softhca device is in softhca_dev_xa under its ib_core
  * index.  Lookups take the xarray lock and then the device's
@@ -154,7 +155,15 @@ static int softhca_dest_ah(struct softhca_qp *qp,
  * softhca_dest_get - where a send WQE's message goes
  * @qp: the sending QP
  * @wqe: the kernel copy of the WQE (UD: names the AH and the QP)
- * @dest: out, referenced destination
+ * @dest: in, the destination of the run's previous message (@dest->qp
+ *	NULL for none): kept, references and caches included, when the
+ *	message goes to the same QP and that QP is not being destroyed;
+ *	out, the referenced destination, or @dest->qp NULL on an error
+ *
+ * A run of a send queue resolves its destination once instead of once
+ * per chunk; the references last until the run ends (softhca_dest_put),
+ * so a destroy of the destination QP waits at most for one run, as it
+ * did for one chunk.
  *
  * Return: 0; -ENOENT when nobody on this host answers for the
  * destination; -EINVAL when a UD WQE names no AH of the QP's PD.
@@ -162,36 +171,55 @@ static int softhca_dest_ah(struct softhca_qp *qp,
 int softhca_dest_get(struct softhca_qp *qp, const struct softhca_send_wqe *wqe,
 		     struct softhca_dest *dest)
 {
-	u32 dev;
+	struct softhca_dest to = {};
 	int err;
 
 	if (qp->ibqp.qp_type == IB_QPT_UD || qp->ibqp.qp_type == IB_QPT_GSI) {
-		err = softhca_dest_ah(qp, wqe, &dev, dest);
+		err = softhca_dest_ah(qp, wqe, &to.dev, &to);
 		if (err)
-			return err;
-		dest->qpn = wqe->ud.remote_qpn & SOFTHCA_MAX_NUM;
+			goto fail;
+		to.qpn = wqe->ud.remote_qpn & SOFTHCA_MAX_NUM;
 		/* A Q_Key with the high bit set means "use the QP's". */
-		dest->qkey = (wqe->remote_qkey & 0x80000000) ?
-			     qp->attr.qkey : wqe->remote_qkey;
+		to.qkey = (wqe->remote_qkey & 0x80000000) ?
+			  qp->attr.qkey : wqe->remote_qkey;
 	} else {
-		dev = READ_ONCE(qp->dest_dev);
-		dest->qpn = qp->attr.dest_qp_num;
+		to.dev = READ_ONCE(qp->dest_dev);
+		to.qpn = qp->attr.dest_qp_num;
 	}
-	if (!dev)
-		return -ENOENT;
-	dest->sdev = softhca_dev_get(dev - 1);
-	if (!dest->sdev)
-		return -ENOENT;
-	dest->qp = softhca_qp_get(dest->sdev, dest->qpn);
-	if (!dest->qp) {
-		ib_device_put(&dest->sdev->ibdev);
-		return -ENOENT;
+	if (dest->qp && dest->dev == to.dev && dest->qpn == to.qpn &&
+	    !READ_ONCE(dest->qp->dying)) {
+		dest->qkey = to.qkey;
+		dest->sgid = to.sgid;
+		dest->dgid = to.dgid;
+		return 0;
 	}
+	err = -ENOENT;
+	if (!to.dev)
+		goto fail;
+	to.sdev = softhca_dev_get(to.dev - 1);
+	if (!to.sdev)
+		goto fail;
+	to.qp = softhca_qp_get(to.sdev, to.qpn);
+	if (!to.qp) {
+		ib_device_put(&to.sdev->ibdev);
+		goto fail;
+	}
+	softhca_dest_put(dest);
+	*dest = to;
 	return 0;
+
+fail:
+	softhca_dest_put(dest);
+	return err;
 }
 
+/* Drop a destination's references (none if @dest->qp is NULL). */
 void softhca_dest_put(struct softhca_dest *dest)
 {
+	if (!dest->qp)
+		return;
+	softhca_mr_cache_drop(&dest->mr_cache);
 	softhca_qp_put(dest->qp);
 	ib_device_put(&dest->sdev->ibdev);
+	dest->qp = NULL;
 }

@@ -151,7 +151,7 @@ MODULE_PARM_DESC(poll_idle_us, "microseconds a poller keeps watching a QP withou
 module_param_cb(poll_contended_us, &softhca_limit_ops, &softhca_lp_contended_us, 0644);
 MODULE_PARM_DESC(poll_contended_us, "microseconds another task must wait for a poller's CPU before the poller gives its QPs back to the doorbell and backs off for 20 ms, default 2000 (0: never, for a dedicated poller CPU)");
 module_param_cb(qp_budget, &softhca_limit_ops, &softhca_lp_qp_budget, 0644);
-MODULE_PARM_DESC(qp_budget, "work requests or chunks per QP per poller visit, default 16 (1..4096)");
+MODULE_PARM_DESC(qp_budget, "steps per QP per poller visit (a work request, or 16 KiB of a long message), default 16 (1..4096)");
 module_param_cb(chunk_bytes, &softhca_limit_ops, &softhca_lp_chunk, 0644);
 MODULE_PARM_DESC(chunk_bytes, "bytes of a long message moved per step, default 65536 (4096..16777216)");
 

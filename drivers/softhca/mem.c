@@ -12,7 +12,8 @@
  * whole key (index and key byte), the PD, the access rights and the
  * range, and takes a reference that dereg_mr waits for.  Any failure is
  * one answer, NULL: the caller turns it into the protection or access
- * error of its side.
+ * error of its side.  Within one run of a send queue the engine looks
+ * keys up through a one-entry cache per device (softhca_mr_get_cached()).
  */
 #include <linux/highmem.h>
 #include <linux/mm.h>
@@ -45,6 +46,17 @@ void softhca_mr_pages_free(struct softhca_mr *mr)
 	mr->pages = NULL;
 }
 
+/* Does @mr (fields fixed while it is published) allow this access? */
+static bool softhca_mr_allows(const struct softhca_mr *mr, struct ib_pd *pd,
+			      int access, u64 addr, u64 len)
+{
+	u64 end;
+
+	return mr->ibmr.pd == pd && (mr->access & access) == access &&
+	       !check_add_overflow(addr, len, &end) && addr >= mr->iova &&
+	       end - mr->iova <= mr->length;
+}
+
 /**
  * softhca_mr_get - find and reference the MR a key names
  * @sdev: the device the key belongs to
@@ -62,7 +74,6 @@ struct softhca_mr *softhca_mr_get(struct softhca_dev *sdev, u32 key,
 				  u64 len)
 {
 	struct softhca_mr *mr;
-	u64 end;
 
 	xa_lock(&sdev->mrs);
 	mr = xa_load(&sdev->mrs, key >> 8);
@@ -72,13 +83,63 @@ struct softhca_mr *softhca_mr_get(struct softhca_dev *sdev, u32 key,
 	if (!mr)
 		return NULL;
 
-	if (mr->ibmr.pd != pd || (mr->access & access) != access ||
-	    check_add_overflow(addr, len, &end) || addr < mr->iova ||
-	    end - mr->iova > mr->length) {
+	if (!softhca_mr_allows(mr, pd, access, addr, len)) {
 		softhca_mr_put(mr);
 		return NULL;
 	}
 	return mr;
+}
+
+/**
+ * softhca_mr_get_cached - softhca_mr_get() through a one-entry cache
+ * @cache: NULL or an MR of @sdev the cache holds a reference on; a
+ *	successful lookup of another key replaces it
+ * @sdev: the device the key belongs to
+ * @key: lkey or rkey
+ * @pd: the PD the MR must belong to
+ * @access: IB_ACCESS_* bits the MR must grant (0: local read)
+ * @addr: start of the range that must lie inside the MR
+ * @len: its length
+ *
+ * The engine looks up the same few keys for every WQE of a run; a hit
+ * costs a reference instead of the xarray lock and walk.  The checks
+ * are the same: the whole key, PD, rights and range of an MR whose
+ * fields never change while it is published.  An MR deregistered
+ * meanwhile stays usable through the cache until the run ends and drops
+ * it; dereg_mr waits for that, as for any reference, so nothing touches
+ * the memory once dereg_mr has returned.
+ *
+ * Context: any.  The cache belongs to one run (one thread).
+ */
+struct softhca_mr *softhca_mr_get_cached(struct softhca_mr **cache,
+					 struct softhca_dev *sdev, u32 key,
+					 struct ib_pd *pd, int access,
+					 u64 addr, u64 len)
+{
+	struct softhca_mr *mr = *cache;
+
+	if (mr && mr->ibmr.lkey == key) {
+		if (!softhca_mr_allows(mr, pd, access, addr, len))
+			return NULL;
+		refcount_inc(&mr->ref);
+		return mr;
+	}
+	mr = softhca_mr_get(sdev, key, pd, access, addr, len);
+	if (mr) {
+		softhca_mr_cache_drop(cache);
+		refcount_inc(&mr->ref);
+		*cache = mr;
+	}
+	return mr;
+}
+
+/* Let go of a cached MR. */
+void softhca_mr_cache_drop(struct softhca_mr **cache)
+{
+	if (*cache) {
+		softhca_mr_put(*cache);
+		*cache = NULL;
+	}
 }
 
 void softhca_mr_put(struct softhca_mr *mr)
@@ -97,6 +158,7 @@ void softhca_mr_put(struct softhca_mr *mr)
  *	written, 0 to be read)
  * @segs: out, one referenced segment per non-empty SGE
  * @nseg: out, how many
+ * @cache: the caller's MR cache on @sdev (softhca_mr_get_cached())
  *
  * Zero-length SGEs carry no data and their keys are not checked.
  *
@@ -104,15 +166,17 @@ void softhca_mr_put(struct softhca_mr *mr)
  */
 int softhca_segs_resolve(struct softhca_dev *sdev, struct ib_pd *pd,
 			 const struct softhca_sge *sge, u32 n, int access,
-			 struct softhca_seg *segs, u32 *nseg)
+			 struct softhca_seg *segs, u32 *nseg,
+			 struct softhca_mr **cache)
 {
 	u32 i, k = 0;
 
 	for (i = 0; i < n; i++) {
 		if (!sge[i].length)
 			continue;
-		segs[k].mr = softhca_mr_get(sdev, sge[i].lkey, pd, access,
-					    sge[i].addr, sge[i].length);
+		segs[k].mr = softhca_mr_get_cached(cache, sdev, sge[i].lkey,
+						   pd, access, sge[i].addr,
+						   sge[i].length);
 		if (!segs[k].mr) {
 			softhca_segs_put(segs, k);
 			return -EACCES;

@@ -3,8 +3,9 @@
  * softhca: the requester.
  *
  * softhca_req_run() advances one QP's send queue by up to @budget steps.
- * A step is either taking the next WQE or running one chunk of the
- * current one.  Taking a WQE is the hostile-ring rule in action: the
+ * Each chunk moved (the first one taking its WQE) costs a step per
+ * 16 KiB begun, so a visit moves many small messages or a few hundred
+ * KiB of a long one.  Taking a WQE is the hostile-ring rule in action: the
  * slot is copied once into qp->req.wqe and only the copy is validated
  * and used; the ring's producer index is read once per step and checked
  * against the kernel's own consumer index.
@@ -39,6 +40,9 @@ struct softhca_req_out {
 	bool drained;		/* SQD reached with nothing in flight */
 	int peer_event;		/* the responder's QP goes to ERR */
 	struct softhca_dest peer;
+	/* Lookups reused by the run's next steps (references held). */
+	struct softhca_dest dest;	/* the last destination */
+	struct softhca_mr *lmr;		/* the last local MR */
 };
 
 static u8 softhca_wc_opcode(u8 wr_opcode)
@@ -138,7 +142,8 @@ static int softhca_req_take(struct softhca_qp *qp, struct softhca_req_out *out)
 }
 
 /* The local side of the current WQE as segments (inline: the copy). */
-static int softhca_req_local(struct softhca_qp *qp, u32 *nseg)
+static int softhca_req_local(struct softhca_qp *qp, u32 *nseg,
+			     struct softhca_mr **cache)
 {
 	const struct softhca_send_wqe *w = qp->req.wqe;
 	int access = 0;
@@ -155,7 +160,8 @@ static int softhca_req_local(struct softhca_qp *qp, u32 *nseg)
 		access = IB_ACCESS_LOCAL_WRITE;
 	return softhca_segs_resolve(to_sdev(qp->ibqp.device), qp->ibqp.pd,
 				    (const struct softhca_sge *)(w + 1),
-				    w->ctrl.num_sge, access, qp->req.segs, nseg);
+				    w->ctrl.num_sge, access, qp->req.segs, nseg,
+				    cache);
 }
 
 static u8 softhca_nak_status(enum softhca_ack ack)
@@ -190,19 +196,30 @@ static void softhca_req_rnr(struct softhca_qp *qp, u8 min_rnr_timer,
 		mod_timer(&qp->rnr_timer, jiffies + nsecs_to_jiffies(wait) + 1);
 }
 
-/* Run one chunk of the current WQE. Return: 1 if progress was made. */
+/*
+ * What moving @len bytes costs of a visit's budget: one step per 16 KiB
+ * begun (at least one), so that a visit moves a few hundred KiB of a
+ * long message, not qp_budget whole chunks (16 x 64 KiB took about 2 ms
+ * in the guest, a long wait for a small message on the next QP).
+ */
+#define SOFTHCA_STEP_BYTES	16384
+
+/*
+ * Run one chunk of the current WQE.  Return: the budget steps it cost
+ * when progress was made, else 0.
+ */
 static int softhca_req_chunk(struct softhca_qp *qp, struct softhca_req_out *out)
 {
 	const struct softhca_send_wqe *w = qp->req.wqe;
+	struct softhca_dest *dest = &out->dest;
 	struct softhca_msg msg = {};
 	struct softhca_cursor local;
-	struct softhca_dest dest;
 	enum softhca_ack ack;
 	u8 rnr_timer;
 	u32 nseg, chunk;
 	int err;
 
-	err = softhca_dest_get(qp, w, &dest);
+	err = softhca_dest_get(qp, w, dest);
 	if (err) {
 		/* UC and UD: a message nobody takes is lost, not failed. */
 		if (err == -ENOENT && !softhca_qpt_reliable(qp->ibqp.qp_type)) {
@@ -213,8 +230,7 @@ static int softhca_req_chunk(struct softhca_qp *qp, struct softhca_req_out *out)
 				   IB_WC_LOC_QP_OP_ERR, out);
 		return 0;
 	}
-	if (softhca_req_local(qp, &nseg)) {
-		softhca_dest_put(&dest);
+	if (softhca_req_local(qp, &nseg, &out->lmr)) {
 		softhca_req_retire(qp, IB_WC_LOC_PROT_ERR, out);
 		return 0;
 	}
@@ -228,7 +244,7 @@ static int softhca_req_chunk(struct softhca_qp *qp, struct softhca_req_out *out)
 	msg.last = qp->req.done + chunk == qp->req.len;
 	msg.solicited = msg.last && (w->ctrl.flags & SOFTHCA_WQE_F_SOLICITED);
 	msg.imm = w->ctrl.imm_data;
-	msg.qkey = dest.qkey;
+	msg.qkey = dest->qkey;
 	msg.xrc_srqn = w->xrc_srqn;
 	msg.remote_addr = w->remote_addr + qp->req.done;
 	msg.rkey = w->rkey;
@@ -238,17 +254,16 @@ static int softhca_req_chunk(struct softhca_qp *qp, struct softhca_req_out *out)
 	msg.total = qp->req.len;
 	msg.data = &local;
 
-	ack = softhca_resp_deliver(&dest, &msg);
+	ack = softhca_resp_deliver(dest, &msg);
 	if (ack == SOFTHCA_ACK && softhca_is_atomic(msg.opcode))
 		softhca_copy_from_kernel(&local, &msg.atomic_orig, 8);
 	if (!(w->ctrl.flags & SOFTHCA_WQE_F_INLINE))
 		softhca_segs_put(qp->req.segs, nseg);
-	rnr_timer = dest.qp->attr.min_rnr_timer;
+	rnr_timer = dest->qp->attr.min_rnr_timer;
 	if (msg.peer_err && !out->peer_event) {
 		out->peer_event = msg.peer_err;
-		out->peer = dest;	/* keeps the references */
-	} else {
-		softhca_dest_put(&dest);
+		out->peer = *dest;	/* takes over the references */
+		dest->qp = NULL;
 	}
 
 	switch (ack) {
@@ -257,7 +272,7 @@ static int softhca_req_chunk(struct softhca_qp *qp, struct softhca_req_out *out)
 		qp->req.rnr_left = qp->attr.rnr_retry;
 		if (msg.last)
 			softhca_req_retire(qp, IB_WC_SUCCESS, out);
-		return 1;
+		return max(1U, DIV_ROUND_UP(chunk, SOFTHCA_STEP_BYTES));
 	case SOFTHCA_RNR:
 		softhca_req_rnr(qp, rnr_timer, out);
 		return 0;
@@ -273,6 +288,8 @@ static int softhca_req_chunk(struct softhca_qp *qp, struct softhca_req_out *out)
 static void softhca_req_after(struct softhca_qp *qp,
 			      struct softhca_req_out *out)
 {
+	softhca_dest_put(&out->dest);
+	softhca_mr_cache_drop(&out->lmr);
 	if (out->peer_event) {
 		softhca_qp_error(out->peer.qp, out->peer_event);
 		softhca_dest_put(&out->peer);
@@ -288,7 +305,8 @@ static void softhca_req_after(struct softhca_qp *qp,
 /**
  * softhca_req_run - advance a QP's send queue
  * @qp: the QP (a reference held by the caller)
- * @budget: steps at most (WQEs taken plus chunks run)
+ * @budget: steps at most (a WQE taken with its first chunk, or a chunk,
+ *	is one step per 16 KiB begun)
  *
  * Context: process context, no softhca lock held.
  * Return: the steps that made progress.
@@ -296,7 +314,7 @@ static void softhca_req_after(struct softhca_qp *qp,
 int softhca_req_run(struct softhca_qp *qp, u32 budget)
 {
 	struct softhca_req_out out = {};
-	int work = 0;
+	int work = 0, steps;
 
 	if (!qp->sq.ring.entries || READ_ONCE(qp->dying))
 		return 0;
@@ -313,9 +331,10 @@ int softhca_req_run(struct softhca_qp *qp, u32 budget)
 			   READ_ONCE(qp->state) != IB_QPS_SQD) {
 			break;
 		}
-		if (!softhca_req_chunk(qp, &out))
+		steps = softhca_req_chunk(qp, &out);
+		if (!steps)
 			break;
-		work++;
+		work += steps;
 	}
 	spin_unlock_bh(&qp->sq.lock);
 	softhca_req_after(qp, &out);

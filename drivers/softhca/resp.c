@@ -82,6 +82,7 @@ struct softhca_rx {
 	struct softhca_srq *srq;	/* NULL: the QP's own RQ */
 	struct ib_pd *pd;		/* rkeys and receive SGEs belong to it */
 	struct ib_cq *cq;		/* receive completions */
+	struct softhca_mr **mrc;	/* the sender's MR cache for this device */
 };
 
 /* What an unanswerable message means to its sender. */
@@ -212,7 +213,7 @@ static int softhca_resp_segs(struct softhca_qp *qp, struct softhca_rx *rx,
 	return softhca_segs_resolve(to_sdev(qp->ibqp.device), rx->pd,
 				    (const struct softhca_sge *)(qp->resp.wqe + 1),
 				    qp->resp.wqe->num_sge, IB_ACCESS_LOCAL_WRITE,
-				    qp->resp.segs, nseg);
+				    qp->resp.segs, nseg, rx->mrc);
 }
 
 /* The 40-byte GRH of a UD receive: IPv6, or IPv4 in its last 20 bytes. */
@@ -313,7 +314,8 @@ static struct softhca_mr *softhca_resp_rkey(struct softhca_qp *qp,
 {
 	if (!(qp->attr.qp_access_flags & access))
 		return NULL;
-	return softhca_mr_get(to_sdev(qp->ibqp.device), msg->rkey, rx->pd,
+	return softhca_mr_get_cached(rx->mrc, to_sdev(qp->ibqp.device),
+				     msg->rkey, rx->pd,
 			      access, msg->remote_addr, len);
 }
 
@@ -544,6 +546,7 @@ enum softhca_ack softhca_resp_deliver(struct softhca_dest *dest,
 	/* XRC: an SRQ outside the domain; the shared XRC_TGT stays. */
 	if (!softhca_resp_rx(qp, msg, &rx))
 		return SOFTHCA_NAK_ACCESS;
+	rx.mrc = &dest->mr_cache;
 
 	spin_lock(&qp->resp.lock);
 	if (xrc && softhca_resp_takes_wqe(msg->opcode) &&
