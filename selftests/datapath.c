@@ -487,6 +487,75 @@ TEST(completion_events)
 	pair_free(&p);
 }
 
+static double secs_since(const struct timespec *t0)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (t.tv_sec - t0->tv_sec) + (t.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+/*
+ * The poller keeps a busy QP's lookups (destination QP, local and remote
+ * MR) from one run to the next, references held.  datapath.sh loads the
+ * module with poll_idle_us=1000000, so after its traffic the sender stays
+ * watched, idle, for a second: deregistering the MRs it used and
+ * destroying its peer must not wait for that second (the poller lets go
+ * of a dying QP or a dead MR at its next pass).  The bound, half the
+ * idle time, separates one pass from the idle timeout.
+ */
+TEST(cached_objects_go_at_once)
+{
+	struct ibv_mr *lmr = ibv_reg_mr(A.pd, A.buf, 65536,
+					IBV_ACCESS_LOCAL_WRITE);
+	struct ibv_mr *rmr = ibv_reg_mr(B.pd, B.buf + 65536, 65536,
+					IBV_ACCESS_LOCAL_WRITE |
+					IBV_ACCESS_REMOTE_WRITE);
+	struct ibv_sge sge = { (uintptr_t)A.buf, 64, 0 };
+	struct ibv_send_wr wr = { .sg_list = &sge, .num_sge = 1,
+				  .opcode = IBV_WR_RDMA_WRITE,
+				  .send_flags = IBV_SEND_SIGNALED }, *bad;
+	struct timespec t0;
+	struct ibv_wc wc;
+	struct pair p;
+	double dt;
+	int i;
+
+	REQUIRE(lmr && rmr, "MRs");
+	REQUIRE(!pair_make(&p, IBV_QPT_RC, &RC_OPTS), "pair");
+	sge.lkey = lmr->lkey;
+	wr.wr.rdma.remote_addr = (uintptr_t)B.buf + 65536;
+	wr.wr.rdma.rkey = rmr->rkey;
+	for (i = 0; i < 10; i++) {
+		wr.wr_id = i;
+		REQUIRE(!ibv_post_send(p.a, &wr, &bad), "write");
+		REQUIRE(wait_wc(A.cq, &wc) && wc.status == IBV_WC_SUCCESS,
+			"write wc: %s", ibv_wc_status_str(wc.status));
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	CHECK(!ibv_dereg_mr(rmr), "dereg the remote MR");
+	dt = secs_since(&t0);
+	CHECK(dt < 0.5, "dereg of an MR a watched QP cached: %.3f s", dt);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	CHECK(!ibv_dereg_mr(lmr), "dereg the local MR");
+	dt = secs_since(&t0);
+	CHECK(dt < 0.5, "dereg of a local MR a watched QP cached: %.3f s", dt);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	CHECK(!ibv_destroy_qp(p.b), "destroy the peer");
+	dt = secs_since(&t0);
+	CHECK(dt < 0.5, "destroy of a QP a watched QP cached: %.3f s", dt);
+	p.b = NULL;
+	/* The sender, its peer gone: RETRY_EXC_ERR, no hang. */
+	wr.wr_id = 99;
+	wr.wr.rdma.rkey = B.mr->rkey;
+	sge.lkey = A.mr->lkey;
+	REQUIRE(!ibv_post_send(p.a, &wr, &bad), "write to nobody");
+	REQUIRE(wait_wc(A.cq, &wc), "wc");
+	CHECK(wc.wr_id == 99 && wc.status == IBV_WC_RETRY_EXC_ERR,
+	      "write to a destroyed peer: %s", ibv_wc_status_str(wc.status));
+	pair_free(&p);
+}
+
 /*
  * 100,000 post_send/post_recv/poll_cq iterations with no system call.
  * A child (with its own context: ib_uverbs refuses commands from a

@@ -131,7 +131,7 @@ void softhca_engine_doorbell(struct softhca_qp *qp)
 	unsigned int rounds = 16;
 
 	/* Run what was posted, a budget at a time, yielding in between. */
-	while (softhca_req_run(qp, softhca_engine.qp_budget) &&
+	while (softhca_req_run(qp, softhca_engine.qp_budget, NULL) &&
 	       softhca_req_pending(qp) && --rounds)
 		cond_resched();
 	/*
@@ -169,6 +169,8 @@ static void softhca_poller_adopt(struct softhca_poller *p, u64 now)
 static void softhca_poller_drop(struct softhca_poller *p,
 				struct softhca_qp *qp)
 {
+	/* Lookups cached by our runs must not outlive our watch (req.c). */
+	softhca_req_cache_drop(&qp->req.cache);
 	list_del_init(&qp->poll_node);
 	spin_lock_irq(&p->lock);
 	qp->poll_state = SOFTHCA_POLL_IDLE;
@@ -213,6 +215,9 @@ static int softhca_poller_pass(struct softhca_poller *p, u64 now)
 			softhca_poller_drop(p, qp);
 			continue;
 		}
+		/* A destroy or dereg waits for what the cache holds. */
+		if (softhca_req_cache_stale(&qp->req.cache))
+			softhca_req_cache_drop(&qp->req.cache);
 		/*
 		 * A lockless look first: most passes find nothing.  A QP
 		 * in an RNR wait is not "pending" but must be run: only
@@ -220,7 +225,8 @@ static int softhca_poller_pass(struct softhca_poller *p, u64 now)
 		 * (the RNR timer kicks the QP here for that).
 		 */
 		n = softhca_req_pending(qp) || READ_ONCE(qp->req.rnr_wait) ?
-		    softhca_req_run(qp, softhca_engine.qp_budget) : 0;
+		    softhca_req_run(qp, softhca_engine.qp_budget,
+				    &qp->req.cache) : 0;
 		if (n) {
 			qp->last_work = now;
 			work += n;

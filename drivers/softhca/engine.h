@@ -95,18 +95,6 @@ struct softhca_msg {
 	int peer_err;
 };
 
-/* Where a message goes: the result of the transport's lookup. */
-struct softhca_dest {
-	struct softhca_qp *qp;	/* referenced */
-	struct softhca_dev *sdev;	/* registration held (ib_device_try_get) */
-	union ib_gid sgid;	/* UD: the sender's GID, for the GRH */
-	union ib_gid dgid;	/* UD: the destination GID, for the GRH */
-	u32 dev;		/* @sdev's index plus one */
-	u32 qpn;
-	u32 qkey;
-	struct softhca_mr *mr_cache;	/* keys on @sdev (mem.c), referenced */
-};
-
 /* mem.c */
 int softhca_mr_pages_init(struct softhca_mr *mr);
 void softhca_mr_pages_free(struct softhca_mr *mr);
@@ -157,7 +145,10 @@ void softhca_resp_flush(struct softhca_qp *qp);
 u32 softhca_rnr_timer_ns(u8 min_rnr_timer);
 
 /* req.c */
-int softhca_req_run(struct softhca_qp *qp, u32 budget);
+int softhca_req_run(struct softhca_qp *qp, u32 budget,
+		    struct softhca_req_cache *cache);
+bool softhca_req_cache_stale(const struct softhca_req_cache *cache);
+void softhca_req_cache_drop(struct softhca_req_cache *cache);
 bool softhca_req_pending(struct softhca_qp *qp);
 void softhca_req_rnr_timer(struct timer_list *t);
 

@@ -101,15 +101,15 @@ struct softhca_mr *softhca_mr_get(struct softhca_dev *sdev, u32 key,
  * @addr: start of the range that must lie inside the MR
  * @len: its length
  *
- * The engine looks up the same few keys for every WQE of a run; a hit
- * costs a reference instead of the xarray lock and walk.  The checks
- * are the same: the whole key, PD, rights and range of an MR whose
- * fields never change while it is published.  An MR deregistered
- * meanwhile stays usable through the cache until the run ends and drops
- * it; dereg_mr waits for that, as for any reference, so nothing touches
- * the memory once dereg_mr has returned.
+ * The engine looks up the same few keys for every WQE; a hit costs a
+ * reference instead of the xarray lock and walk.  The checks are the
+ * same: the whole key, PD, rights and range of an MR whose fields never
+ * change while it is published.  An MR whose dereg has begun (@dead) is
+ * not used again; its cached reference goes when the cache's owner next
+ * looks (req.c), and dereg_mr waits for that, as for any reference, so
+ * nothing touches the memory once dereg_mr has returned.
  *
- * Context: any.  The cache belongs to one run (one thread).
+ * Context: any.  The cache belongs to one QP, under its SQ lock.
  */
 struct softhca_mr *softhca_mr_get_cached(struct softhca_mr **cache,
 					 struct softhca_dev *sdev, u32 key,
@@ -118,7 +118,7 @@ struct softhca_mr *softhca_mr_get_cached(struct softhca_mr **cache,
 {
 	struct softhca_mr *mr = *cache;
 
-	if (mr && mr->ibmr.lkey == key) {
+	if (mr && mr->ibmr.lkey == key && !READ_ONCE(mr->dead)) {
 		if (!softhca_mr_allows(mr, pd, access, addr, len))
 			return NULL;
 		refcount_inc(&mr->ref);

@@ -175,7 +175,12 @@ int softhca_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 	struct softhca_dev *sdev = to_sdev(ibmr->device);
 	struct softhca_mr *mr = to_smr(ibmr);
 
-	/* No new engine reference after the erase; wait for the old ones. */
+	/*
+	 * No new engine reference after the erase; QPs caching it let go
+	 * once they see @dead (at their next run, or when their poller lets
+	 * go of them); wait for the old references.
+	 */
+	WRITE_ONCE(mr->dead, true);
 	xa_erase(&sdev->mrs, ibmr->lkey >> 8);
 	softhca_mr_put(mr);
 	wait_for_completion(&mr->released);

@@ -297,6 +297,7 @@ int softhca_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	softhca_qp_put(qp);
 	wait_for_completion(&qp->released);
 	del_timer_sync(&qp->rnr_timer);
+	softhca_req_cache_drop(&qp->req.cache);	/* the poller let go */
 	softhca_qp_free_engine(qp);
 	softhca_qp_free_rings(qp);
 	mutex_destroy(&qp->state_lock);

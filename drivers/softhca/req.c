@@ -23,6 +23,16 @@
  * has completed (RDMA READs and atomics included), which is what a
  * fence asks for.
  *
+ * Lookups (the destination QP and its device, the local MR, the remote
+ * MR) are kept from one WQE to the next in a struct softhca_req_cache,
+ * references held, and every use still checks key, PD, rights and range.
+ * A doorbell's run keeps them for that run only.  The QP's poller keeps
+ * them in qp->req.cache across its runs (a hop of a ping-pong then costs
+ * no lookup at all) and is the only thread that touches that cache: it
+ * lets go of an entry whose QP is dying or whose MR is dead at its next
+ * pass, and of all of them when it stops watching the QP, so a
+ * destroy_qp or dereg_mr waits one pass at most for them.
+ *
  * Errors that move QPs to ERR (ours, or the responder's for a NAK) are
  * carried out after sq.lock is dropped: the flush takes the queue locks
  * itself, and the responder may be this very QP.
@@ -40,9 +50,7 @@ struct softhca_req_out {
 	bool drained;		/* SQD reached with nothing in flight */
 	int peer_event;		/* the responder's QP goes to ERR */
 	struct softhca_dest peer;
-	/* Lookups reused by the run's next steps (references held). */
-	struct softhca_dest dest;	/* the last destination */
-	struct softhca_mr *lmr;		/* the last local MR */
+	struct softhca_req_cache *cache;	/* lookups kept across steps */
 };
 
 static u8 softhca_wc_opcode(u8 wr_opcode)
@@ -211,7 +219,7 @@ static void softhca_req_rnr(struct softhca_qp *qp, u8 min_rnr_timer,
 static int softhca_req_chunk(struct softhca_qp *qp, struct softhca_req_out *out)
 {
 	const struct softhca_send_wqe *w = qp->req.wqe;
-	struct softhca_dest *dest = &out->dest;
+	struct softhca_dest *dest = &out->cache->dest;
 	struct softhca_msg msg = {};
 	struct softhca_cursor local;
 	enum softhca_ack ack;
@@ -230,7 +238,7 @@ static int softhca_req_chunk(struct softhca_qp *qp, struct softhca_req_out *out)
 				   IB_WC_LOC_QP_OP_ERR, out);
 		return 0;
 	}
-	if (softhca_req_local(qp, &nseg, &out->lmr)) {
+	if (softhca_req_local(qp, &nseg, &out->cache->lmr)) {
 		softhca_req_retire(qp, IB_WC_LOC_PROT_ERR, out);
 		return 0;
 	}
@@ -263,7 +271,7 @@ static int softhca_req_chunk(struct softhca_qp *qp, struct softhca_req_out *out)
 	if (msg.peer_err && !out->peer_event) {
 		out->peer_event = msg.peer_err;
 		out->peer = *dest;	/* takes over the references */
-		dest->qp = NULL;
+		memset(dest, 0, sizeof(*dest));
 	}
 
 	switch (ack) {
@@ -288,8 +296,6 @@ static int softhca_req_chunk(struct softhca_qp *qp, struct softhca_req_out *out)
 static void softhca_req_after(struct softhca_qp *qp,
 			      struct softhca_req_out *out)
 {
-	softhca_dest_put(&out->dest);
-	softhca_mr_cache_drop(&out->lmr);
 	if (out->peer_event) {
 		softhca_qp_error(out->peer.qp, out->peer_event);
 		softhca_dest_put(&out->peer);
@@ -303,17 +309,46 @@ static void softhca_req_after(struct softhca_qp *qp,
 }
 
 /**
+ * softhca_req_cache_stale - does a cache hold an object going away?
+ * @cache: a poller's cache of one of its QPs (only that poller thread
+ *	and the QP's destroy, once the poller let go, touch it)
+ *
+ * A destroy_qp or dereg_mr waits for the references a cache holds; the
+ * poller asks this each pass, so the wait is one pass at most.
+ */
+bool softhca_req_cache_stale(const struct softhca_req_cache *cache)
+{
+	const struct softhca_dest *dest = &cache->dest;
+
+	return (dest->qp && (READ_ONCE(dest->qp->dying) ||
+			     (dest->mr_cache &&
+			      READ_ONCE(dest->mr_cache->dead)))) ||
+	       (cache->lmr && READ_ONCE(cache->lmr->dead));
+}
+
+/* Let go of every cached lookup (none left after). */
+void softhca_req_cache_drop(struct softhca_req_cache *cache)
+{
+	softhca_dest_put(&cache->dest);
+	softhca_mr_cache_drop(&cache->lmr);
+}
+
+/**
  * softhca_req_run - advance a QP's send queue
  * @qp: the QP (a reference held by the caller)
  * @budget: steps at most (a WQE taken with its first chunk, or a chunk,
  *	is one step per 16 KiB begun)
+ * @cache: lookups to reuse and keep (the QP's poller: &qp->req.cache),
+ *	or NULL: lookups last for this run only (a doorbell)
  *
  * Context: process context, no softhca lock held.
  * Return: the steps that made progress.
  */
-int softhca_req_run(struct softhca_qp *qp, u32 budget)
+int softhca_req_run(struct softhca_qp *qp, u32 budget,
+		    struct softhca_req_cache *cache)
 {
-	struct softhca_req_out out = {};
+	struct softhca_req_cache run_cache = {};
+	struct softhca_req_out out = { .cache = cache ?: &run_cache };
 	int work = 0, steps;
 
 	if (!qp->sq.ring.entries || READ_ONCE(qp->dying))
@@ -337,6 +372,7 @@ int softhca_req_run(struct softhca_qp *qp, u32 budget)
 		work += steps;
 	}
 	spin_unlock_bh(&qp->sq.lock);
+	softhca_req_cache_drop(&run_cache);
 	softhca_req_after(qp, &out);
 	return work;
 }

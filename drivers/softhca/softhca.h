@@ -233,6 +233,30 @@ struct softhca_wq {
 };
 
 struct softhca_seg;
+struct softhca_mr;
+
+/* Where a message goes: the result of the transport's lookup. */
+struct softhca_dest {
+	struct softhca_qp *qp;	/* referenced */
+	struct softhca_dev *sdev;	/* registration held (ib_device_try_get) */
+	union ib_gid sgid;	/* UD: the sender's GID, for the GRH */
+	union ib_gid dgid;	/* UD: the destination GID, for the GRH */
+	u32 dev;		/* @sdev's index plus one */
+	u32 qpn;
+	u32 qkey;
+	struct softhca_mr *mr_cache;	/* keys on @sdev (mem.c), referenced */
+};
+
+/**
+ * struct softhca_req_cache - lookups kept from one WQE to the next
+ * @dest: the destination of the last message (references held; @dest.qp
+ *	NULL when none)
+ * @lmr: the last local MR looked up, referenced (NULL when none)
+ */
+struct softhca_req_cache {
+	struct softhca_dest dest;
+	struct softhca_mr *lmr;
+};
 
 /**
  * struct softhca_req - requester state of a send queue (req.c), under
@@ -246,6 +270,7 @@ struct softhca_seg;
  * @rnr_left: RNR retries left (7: no limit)
  * @drain_notify: raise SQ_DRAINED when the WQE in flight retires
  * @ud_max: largest UD message (the port MTU when the QP was created)
+ * @cache: lookups the QP's poller keeps between its runs (req.c)
  */
 struct softhca_req {
 	struct softhca_send_wqe *wqe;
@@ -258,6 +283,7 @@ struct softhca_req {
 	bool drain_notify;
 	u8 rnr_left;
 	u32 ud_max;
+	struct softhca_req_cache cache;
 };
 
 /**
@@ -364,8 +390,9 @@ static inline struct softhca_srq *to_ssrq(struct ib_srq *ibsrq)
  * @umem: pinned user pages, NULL for a DMA MR (kernel address space)
  * @access: IB_ACCESS_* granted
  * @iova, @length: the range the keys cover
- * @ref: the MR's own and the engine's (one visit at a time); dereg
- *	waits for @released
+ * @ref: the MR's own and the engine's (a run, or a QP's lookup cache);
+ *	dereg waits for @released
+ * @dead: dereg has begun: cached references let go of it (req.c)
  * @pages, @npages: the pinned pages in order (user MRs)
  * @page_off: offset of @iova in the first page
  */
@@ -377,6 +404,7 @@ struct softhca_mr {
 	u64 length;
 	refcount_t ref;
 	struct completion released;
+	bool dead;
 	struct page **pages;
 	size_t npages;
 	u32 page_off;
