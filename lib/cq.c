@@ -300,8 +300,8 @@ SHCA_EXPORT int ibv_get_cq_event(struct ibv_comp_channel *channel,
 	ssize_t n;
 
 	/* A sleeper: its next sends run inline in the doorbell (qp_post.c). */
-	__atomic_store_n(&to_shca_ctx(channel->context)->inline_posts,
-			 SHCA_INLINE_AFTER_EVENT, __ATOMIC_RELAXED);
+	__atomic_store_n(&shca_inline_posts, SHCA_INLINE_AFTER_EVENT,
+			 __ATOMIC_RELAXED);
 	n = read(channel->fd, &ev, sizeof(ev));
 	if (n != (ssize_t)sizeof(ev)) {
 		if (n >= 0)

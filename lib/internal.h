@@ -35,12 +35,18 @@ struct shca_context {
 	struct verbs_context vctx;	/* ibv_context is its last member */
 	const volatile struct softhca_ctx_page *ctx_page;
 	size_t ctx_page_len;
-	/*
-	 * Sends still to ring the doorbell because this process sleeps on
-	 * completion events (set by ibv_get_cq_event, see qp_post.c).
-	 */
-	int inline_posts;
 };
+
+/*
+ * Sends still to ring the doorbell because this process sleeps on
+ * completion events (set by ibv_get_cq_event, see qp_post.c).  One
+ * counter per process, not per context: sleeping is what the process
+ * does, and its sends on any context decide whether it sleeps again (a
+ * process that waits on one context's channel and sends on another's
+ * would otherwise leave those sends to the poller and sleep on every
+ * answer).
+ */
+extern int shca_inline_posts;
 
 /* Posts that run inline after each wait for a completion event. */
 #define SHCA_INLINE_AFTER_EVENT 64

@@ -16,7 +16,7 @@
  *      POST_SEND/POST_RECV command.
  *   5. a process that sleeps on completion events (it called
  *      ibv_get_cq_event) rings the send doorbell anyway for its next
- *      SHCA_INLINE_AFTER_EVENT sends: the doorbell runs the work inline,
+ *      SHCA_INLINE_AFTER_EVENT sends, on any of its contexts: the doorbell runs the work inline,
  *      so a same-host peer's completion (and ours) is there before we
  *      go to sleep, instead of the poller producing it on another CPU
  *      and paying a cross-CPU wakeup for it.  A busy-polling process
@@ -90,12 +90,14 @@ static int shca_wq_publish(struct shca_wq *wq)
  * queue's hint tells the kernel so (the doorbell system call orders the
  * store before the kernel's read).
  */
-static int shca_inline_wanted(struct shca_wq *sq, struct shca_context *ctx)
+int shca_inline_posts;
+
+static int shca_inline_wanted(struct shca_wq *sq)
 {
 	uint32_t hint = 0;
 
-	if (__atomic_load_n(&ctx->inline_posts, __ATOMIC_RELAXED) > 0) {
-		__atomic_fetch_sub(&ctx->inline_posts, 1, __ATOMIC_RELAXED);
+	if (__atomic_load_n(&shca_inline_posts, __ATOMIC_RELAXED) > 0) {
+		__atomic_fetch_sub(&shca_inline_posts, 1, __ATOMIC_RELAXED);
 		hint = SOFTHCA_WQ_HINT_INLINE;
 	}
 	if (hint != sq->hint) {
@@ -221,7 +223,7 @@ int shca_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 			break;
 		sq->prod++;
 	}
-	ring = shca_inline_wanted(sq, to_shca_ctx(ibqp->context));
+	ring = shca_inline_wanted(sq);
 	ring |= shca_wq_publish(sq);
 	pthread_spin_unlock(&sq->lock);
 	if (err)
