@@ -348,16 +348,6 @@ TEST(rc_over_srq)
 	pair_free(&p);
 }
 
-static int qp_state(struct ibv_qp *qp)
-{
-	struct ibv_qp_attr a;
-	struct ibv_qp_init_attr ia;
-
-	if (ibv_query_qp(qp, &a, IBV_QP_STATE, &ia))
-		return -1;
-	return a.qp_state;
-}
-
 /* The error statuses, and the states both ends end up in. */
 TEST(rc_errors)
 {

@@ -428,6 +428,44 @@ TEST(lookups_reused_within_a_run_still_check)
 }
 
 /*
+ * REM_OP_ERR: a receive WQE whose SGE names no valid lkey (on the RQ,
+ * then on an SRQ).  The responder completes it with LOC_PROT_ERR, the
+ * requester's SEND completes with REM_OP_ERR, and both QPs end in ERR,
+ * the rest of either queue flushed.
+ */
+static void rem_op_err(int srq)
+{
+	struct opts o = RC_OPTS;
+	struct ibv_sge bad_sge = { (uintptr_t)B.buf, 4096, B.mr->lkey + 0x7f00 };
+	struct ibv_recv_wr rwr = { .wr_id = 7, .sg_list = &bad_sge,
+				   .num_sge = 1 }, *rbad;
+	struct ibv_wc wc;
+	struct pair p;
+
+	o.srq = srq;
+	REQUIRE(!pair_make(&p, IBV_QPT_RC, &o), "pair");
+	REQUIRE(!(srq ? ibv_post_srq_recv(p.srq, &rwr, &rbad) :
+		  ibv_post_recv(p.b, &rwr, &rbad)), "post the bad receive");
+	REQUIRE(!post1(&p, IBV_WR_SEND, 1, 0, 100, 0, 0) &&
+		!post1(&p, IBV_WR_SEND, 2, 0, 100, 0, 0), "two sends");
+	REQUIRE(wait_wc(B.cq, &wc), "responder wc");
+	CHECK(wc.wr_id == 7 && wc.status == IBV_WC_LOC_PROT_ERR,
+	      "bad receive SGE: %s", ibv_wc_status_str(wc.status));
+	REQUIRE(wait_wc(A.cq, &wc), "requester wc");
+	CHECK(wc.wr_id == 1 && wc.status == IBV_WC_REM_OP_ERR,
+	      "send into it: %s", ibv_wc_status_str(wc.status));
+	REQUIRE(wait_wc(A.cq, &wc), "second send wc");
+	CHECK(wc.wr_id == 2 && wc.status == IBV_WC_WR_FLUSH_ERR,
+	      "the send after it: %s", ibv_wc_status_str(wc.status));
+	CHECK(qp_state(p.a) == IBV_QPS_ERR && qp_state(p.b) == IBV_QPS_ERR,
+	      "both ends in ERR: %d %d", qp_state(p.a), qp_state(p.b));
+	pair_free(&p);
+}
+
+TEST(rem_op_err_bad_receive_sge) { rem_op_err(0); }
+TEST(rem_op_err_bad_srq_receive_sge) { rem_op_err(1); }
+
+/*
  * FENCE: an RDMA READ (then a fetch-and-add) lands in local memory that
  * the next, fenced, RDMA WRITE sends on: the WRITE must carry what the
  * READ or the atomic brought, so it may start only once they completed.

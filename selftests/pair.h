@@ -234,6 +234,17 @@ static inline int post_recv(struct pair *p, uint64_t id, uint64_t off,
 	return ibv_post_recv(p->b, &wr, &bad);
 }
 
+/* The QP's state, or -1. */
+static inline int qp_state(struct ibv_qp *qp)
+{
+	struct ibv_qp_attr a;
+	struct ibv_qp_init_attr ia;
+
+	if (ibv_query_qp(qp, &a, IBV_QP_STATE, &ia))
+		return -1;
+	return a.qp_state;
+}
+
 /* Address @wr to B's buffer at @roff (RDMA) or, on UD, to p->b. */
 static inline void pair_address(const struct pair *p, struct ibv_send_wr *wr,
 				uint64_t roff)
