@@ -7,7 +7,8 @@
 # devices is gone afterwards.  Shapes: 1 MiB RDMA WRITEs (either end
 # killed), chunked 1 MiB SENDs on four QP pairs across two devices (the
 # responder killed while it holds receive WQEs mid-message), RDMA READs
-# with completion events and atomics (the requester killed).
+# with completion events and atomics (the requester killed).  Last, the
+# responder's device deleted under a transfer.
 . "$(dirname "$0")/lib.sh"
 P=$REPO/build/bin/softhca-perf
 
@@ -51,10 +52,34 @@ kill_mid() {
 	return 0
 }
 
+# delete_peer_mid_transfer: `rdma link delete` of the responder's device
+# while 64-byte WRITEs from sh0 pour into it (the requester's poller holds
+# the peer QP, its device and its MR in its lookup cache): the delete
+# ends within seconds, the processes end with errors, nothing is left.
+delete_peer_mid_transfer() {
+	"$P" write_bw -d sh0 -D sh1 -s 64 -n 50000000 --fork >/tmp/kill.out 2>&1 &
+	parent=$!
+	sleep 3
+	kill -0 "$parent" || { echo "the run ended early"; cat /tmp/kill.out; return 1; }
+	timeout 30 rdma link delete sh1 || { echo "rdma link delete sh1 failed or hung"; return 1; }
+	wait_for 30 sh -c "! kill -0 $parent 2>/dev/null" ||
+		{ echo "softhca-perf still runs after its peer device went"; kill -9 "$parent"; return 1; }
+	wait "$parent" 2>/dev/null
+	sed 's/^/# /' /tmp/kill.out | grep -i "error" | head -2
+	dev_exists sh1 && { echo "sh1 still there"; return 1; }
+	wait_for 10 sh -c "timeout 5 rdma resource show 2>/dev/null | grep -qE ': sh0: pd 0 cq 0 qp 0 cm_id 0 mr 0 ctx 0 srq 0'" ||
+		{ echo "objects left:"; timeout 5 rdma resource show; return 1; }
+	if dmesg | grep -E 'BUG:|WARNING:|UBSAN:|Oops|circular locking'; then
+		return 1
+	fi
+	return 0
+}
+
 t kill_write_responder kill_mid child write_bw -d sh0 -s 1M -n 200000
 t kill_write_requester kill_mid parent write_bw -d sh0 -s 1M -n 200000
 t kill_send_responder_2dev kill_mid child send_bw -d sh0 -D sh1 -s 1M -q 4 -n 100000
 t kill_read_requester_events kill_mid parent read_bw -d sh0 -D sh1 -s 256K -e -n 400000
 t kill_atomic_requester kill_mid parent atomic_bw -d sh0 -n 50000000
+t delete_peer_mid_transfer delete_peer_mid_transfer
 cleanup_all
 tap_done
