@@ -31,6 +31,7 @@ def fmt(v):
 def main(path):
     rows, order = {}, []
     scaling = {0: [], 10000: []}
+    reload = []
     with open(path) as f:
         for line in f:
             line = line.strip()
@@ -39,6 +40,9 @@ def main(path):
             r = json.loads(line)
             if r["case"] == "scaling":
                 scaling.setdefault(r["idle_qps"], []).append(r["msg_rate_mpps"])
+                continue
+            if r["case"] == "reload":
+                reload.append(r["t_median_us"])
                 continue
             key = (r["case"], r["bytes"])
             if key not in rows:
@@ -82,6 +86,13 @@ def main(path):
         ok = q is not None and (q <= want if op == "<=" else q >= want)
         print(f"  {label:<32} softhca/rxe = {fmt(q):>7}  target {op} {want:<5}"
               f" {'met' if ok else 'NOT met'}")
+    q, sh, rx = ratio.get(("lat_send", 64), (None, None, None))
+    if reload and sh and rx:
+        hops = [sh["t_median_us"]] + reload
+        m = statistics.median(hops)
+        print(f"    (SEND 64 B hop over {len(hops)} module loads: "
+              f"{', '.join(fmt(x) for x in hops)} us; median {fmt(m)} us = "
+              f"{fmt(m / rx['t_median_us'])} of rxe's)")
     for key in (("lat_send", 64), ("rate_write", 64), ("bw_write", 1048576)):
         sh = ratio.get(key, (None, None))[1]
         s = sh.get("syscalls_per_op") if sh else None
