@@ -16,9 +16,9 @@
  *    watches.  Only QPs handed to it are on that list, so a pass costs
  *    nothing for idle QPs.  Each pass gives each QP a budget
  *    (softhca_engine.qp_budget steps: a WQE, or 16 KiB of a long
- *    message, per step).  A QP with no work for softhca_engine.idle_us is given
- *    back: the poller sets NEED_WAKEUP in its ring, issues a full
- *    barrier and looks at the producer index once more.  That barrier
+ *    message, per step).  A QP with no work for softhca_engine.idle_us
+ *    is given back: the poller sets NEED_WAKEUP in its ring, issues a
+ *    full barrier and looks at the producer index once more.  That barrier
  *    pairs with the library's full barrier between publishing prod and
  *    reading flags (lib/qp_post.c): either the library sees NEED_WAKEUP
  *    and rings, or the poller sees the new prod and keeps the QP.  A

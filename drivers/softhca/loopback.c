@@ -7,7 +7,7 @@
  * creation): the softhca device whose GID table holds that GID, as a
  * device index.  Per message, softhca_dest_get() turns (device index,
  * QP number) into references on the device's registration and on the
- * QP (kept from one message to the next within a run), or says that
+ * QP (kept from one message to the next, see req.c), or says that
  * nobody is there (a peer on another host needs the RoCEv2 transport,
  * which is not written yet: to this transport such a peer does not
  * answer).
@@ -155,15 +155,15 @@ static int softhca_dest_ah(struct softhca_qp *qp,
  * softhca_dest_get - where a send WQE's message goes
  * @qp: the sending QP
  * @wqe: the kernel copy of the WQE (UD: names the AH and the QP)
- * @dest: in, the destination of the run's previous message (@dest->qp
- *	NULL for none): kept, references and caches included, when the
- *	message goes to the same QP and that QP is not being destroyed;
- *	out, the referenced destination, or @dest->qp NULL on an error
+ * @dest: in, the destination of the previous message (@dest->qp NULL
+ *	for none): kept, references and caches included, when the message
+ *	goes to the same QP and that QP is not being destroyed; out, the
+ *	referenced destination, or @dest->qp NULL on an error
  *
- * A run of a send queue resolves its destination once instead of once
- * per chunk; the references last until the run ends (softhca_dest_put),
- * so a destroy of the destination QP waits at most for one run, as it
- * did for one chunk.
+ * The destination is resolved once, not once per chunk: @dest lives in
+ * a struct softhca_req_cache, for one run (a doorbell) or across the
+ * runs of the QP's poller, which lets go of a dying destination at its
+ * next pass (req.c); a destroy of the destination QP waits that long.
  *
  * Return: 0; -ENOENT when nobody on this host answers for the
  * destination; -EINVAL when a UD WQE names no AH of the QP's PD.

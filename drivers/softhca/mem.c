@@ -12,8 +12,8 @@
  * whole key (index and key byte), the PD, the access rights and the
  * range, and takes a reference that dereg_mr waits for.  Any failure is
  * one answer, NULL: the caller turns it into the protection or access
- * error of its side.  Within one run of a send queue the engine looks
- * keys up through a one-entry cache per device (softhca_mr_get_cached()).
+ * error of its side.  The engine looks keys up through one-entry caches
+ * it keeps from one WQE to the next (softhca_mr_get_cached(), req.c).
  */
 #include <linux/highmem.h>
 #include <linux/mm.h>

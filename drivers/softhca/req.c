@@ -5,8 +5,8 @@
  * softhca_req_run() advances one QP's send queue by up to @budget steps.
  * Each chunk moved (the first one taking its WQE) costs a step per
  * 16 KiB begun, so a visit moves many small messages or a few hundred
- * KiB of a long one.  Taking a WQE is the hostile-ring rule in action: the
- * slot is copied once into qp->req.wqe and only the copy is validated
+ * KiB of a long one.  Taking a WQE is the hostile-ring rule in action:
+ * the slot is copied once into qp->req.wqe and only the copy is validated
  * and used; the ring's producer index is read once per step and checked
  * against the kernel's own consumer index.
  *

@@ -315,8 +315,8 @@ static struct softhca_mr *softhca_resp_rkey(struct softhca_qp *qp,
 	if (!(qp->attr.qp_access_flags & access))
 		return NULL;
 	return softhca_mr_get_cached(rx->mrc, to_sdev(qp->ibqp.device),
-				     msg->rkey, rx->pd,
-			      access, msg->remote_addr, len);
+				     msg->rkey, rx->pd, access,
+				     msg->remote_addr, len);
 }
 
 /* RDMA WRITE (with immediate: its last chunk consumes a receive WQE). */
