@@ -477,14 +477,6 @@ TEST(completion_events)
 	pair_free(&p);
 }
 
-static double secs_since(const struct timespec *t0)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (t.tv_sec - t0->tv_sec) + (t.tv_nsec - t0->tv_nsec) / 1e9;
-}
-
 /*
  * The poller keeps a busy QP's lookups (destination QP, local and remote
  * MR) from one run to the next, references held.  datapath.sh loads the

@@ -17,6 +17,18 @@ modprobe softhca
 softhca_on_veth 2
 dmesg -C
 
+# ends_clean DEV...: within 10 s every DEV shows no object at all in
+# `rdma resource show`, and the kernel logged no splat.
+ends_clean() {
+	re=$(echo "$*" | tr ' ' '|')
+	wait_for 10 sh -c "timeout 5 rdma resource show 2>/dev/null | grep -E ': ($re): pd 0 cq 0 qp 0 cm_id 0 mr 0 ctx 0 srq 0' | wc -l | grep -qx $#" ||
+		{ echo "objects left:"; timeout 5 rdma resource show; return 1; }
+	if dmesg | grep -E 'BUG:|WARNING:|UBSAN:|Oops|circular locking'; then
+		return 1
+	fi
+	return 0
+}
+
 # kill_mid WHICH PERF-ARGS...: start the transfer, kill -9 the parent
 # (requester) or the child (responder) end.
 kill_mid() {
@@ -44,12 +56,7 @@ kill_mid() {
 	wait "$parent" 2>/dev/null
 	sed 's/^/# /' /tmp/kill.out | grep -i "error" | head -3
 	# The objects of both processes go with them.
-	wait_for 10 sh -c "timeout 5 rdma resource show 2>/dev/null | grep -E ': sh[01]: pd 0 cq 0 qp 0 cm_id 0 mr 0 ctx 0 srq 0' | wc -l | grep -qx 2" ||
-		{ echo "objects left:"; timeout 5 rdma resource show; return 1; }
-	if dmesg | grep -E 'BUG:|WARNING:|UBSAN:|Oops|circular locking'; then
-		return 1
-	fi
-	return 0
+	ends_clean sh0 sh1
 }
 
 # delete_peer_mid_transfer: `rdma link delete` of the responder's device
@@ -67,12 +74,7 @@ delete_peer_mid_transfer() {
 	wait "$parent" 2>/dev/null
 	sed 's/^/# /' /tmp/kill.out | grep -i "error" | head -2
 	dev_exists sh1 && { echo "sh1 still there"; return 1; }
-	wait_for 10 sh -c "timeout 5 rdma resource show 2>/dev/null | grep -qE ': sh0: pd 0 cq 0 qp 0 cm_id 0 mr 0 ctx 0 srq 0'" ||
-		{ echo "objects left:"; timeout 5 rdma resource show; return 1; }
-	if dmesg | grep -E 'BUG:|WARNING:|UBSAN:|Oops|circular locking'; then
-		return 1
-	fi
-	return 0
+	ends_clean sh0
 }
 
 t kill_write_responder kill_mid child write_bw -d sh0 -s 1M -n 200000

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <stdint.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <arpa/inet.h>
 #include <sys/mman.h>
@@ -232,6 +233,15 @@ static inline int post_recv(struct pair *p, uint64_t id, uint64_t off,
 	if (p->srq)
 		return ibv_post_srq_recv(p->srq, &wr, &bad);
 	return ibv_post_recv(p->b, &wr, &bad);
+}
+
+/* Seconds since @t0 (CLOCK_MONOTONIC). */
+static inline double secs_since(const struct timespec *t0)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (t.tv_sec - t0->tv_sec) + (t.tv_nsec - t0->tv_nsec) / 1e9;
 }
 
 /* The QP's state, or -1. */
