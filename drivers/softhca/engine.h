@@ -147,10 +147,48 @@ u32 softhca_rnr_timer_ns(u8 min_rnr_timer);
 /* req.c */
 int softhca_req_run(struct softhca_qp *qp, u32 budget,
 		    struct softhca_req_cache *cache);
-bool softhca_req_cache_stale(const struct softhca_req_cache *cache);
 void softhca_req_cache_drop(struct softhca_req_cache *cache);
-bool softhca_req_pending(struct softhca_qp *qp);
 void softhca_req_rnr_timer(struct timer_list *t);
+
+/*
+ * Inline, from req.c: each poller pass asks both of every watched QP.
+ */
+
+/**
+ * softhca_req_cache_stale - does a cache hold an object going away?
+ * @cache: a poller's cache of one of its QPs (only that poller thread
+ *	and the QP's destroy, once the poller let go, touch it)
+ *
+ * A destroy_qp or dereg_mr waits for the references a cache holds; the
+ * poller asks this each pass, so the wait is one pass at most.
+ */
+static inline bool
+softhca_req_cache_stale(const struct softhca_req_cache *cache)
+{
+	const struct softhca_dest *dest = &cache->dest;
+
+	return (dest->qp && (READ_ONCE(dest->qp->dying) ||
+			     (dest->mr_cache &&
+			      READ_ONCE(dest->mr_cache->dead)))) ||
+	       (cache->lmr && READ_ONCE(cache->lmr->dead));
+}
+
+/*
+ * Is there work the poller could do now?  A lockless look (the caller
+ * re-checks after publishing NEED_WAKEUP): a WQE in progress that is not
+ * waiting for its RNR timer, or WQEs posted beyond the consumer index.
+ */
+static inline bool softhca_req_pending(struct softhca_qp *qp)
+{
+	struct softhca_wq_hdr *hdr = softhca_ring_hdr(&qp->sq.ring);
+
+	if (!qp->sq.ring.entries)
+		return false;
+	if (READ_ONCE(qp->req.busy))
+		return !READ_ONCE(qp->req.rnr_wait);
+	return READ_ONCE(hdr->prod) != READ_ONCE(qp->sq.cons) &&
+	       READ_ONCE(qp->state) == IB_QPS_RTS;
+}
 
 /* engine.c: tunables (module parameters, main.c) */
 struct softhca_engine_params {

@@ -19,6 +19,7 @@
 #include <linux/mm.h>
 #include <linux/overflow.h>
 #include <rdma/ib_umem.h>
+#include <asm/unaligned.h>
 
 #include "engine.h"
 
@@ -246,6 +247,27 @@ static void softhca_seg_unmap(const struct softhca_seg *s, void *p)
 		kunmap_local(p);
 }
 
+/*
+ * A short copy in words: most messages of a latency-bound exchange are
+ * tens of bytes, where memcpy()'s "rep movsb" costs more to start than
+ * to move them (and an emulator runs it a byte at a time, wqe.c).
+ */
+#define SOFTHCA_SHORT_COPY	256
+
+static void softhca_copy_short(u8 *d, const u8 *s, u32 n)
+{
+	for (; n >= 8; n -= 8, d += 8, s += 8)
+		put_unaligned(get_unaligned((const u64 *)s), (u64 *)d);
+	if (n >= 4) {
+		put_unaligned(get_unaligned((const u32 *)s), (u32 *)d);
+		d += 4;
+		s += 4;
+		n -= 4;
+	}
+	while (n--)
+		*d++ = *s++;
+}
+
 /**
  * softhca_copy - copy bytes between two positions
  * @dst: where they go
@@ -268,7 +290,10 @@ void softhca_copy(struct softhca_cursor *dst, struct softhca_cursor *src,
 		s = softhca_seg_map(ss, src->off, &sroom);
 		d = softhca_seg_map(ds, dst->off, &droom);
 		n = min3(len, droom, sroom);
-		memcpy(d, s, n);
+		if (n <= SOFTHCA_SHORT_COPY)
+			softhca_copy_short(d, s, n);
+		else
+			memcpy(d, s, n);
 		softhca_seg_unmap(ds, d);
 		softhca_seg_unmap(ss, s);
 		softhca_cursor_skip(dst, n);

@@ -308,24 +308,6 @@ static void softhca_req_after(struct softhca_qp *qp,
 		softhca_qp_event(qp, IB_EVENT_SQ_DRAINED);
 }
 
-/**
- * softhca_req_cache_stale - does a cache hold an object going away?
- * @cache: a poller's cache of one of its QPs (only that poller thread
- *	and the QP's destroy, once the poller let go, touch it)
- *
- * A destroy_qp or dereg_mr waits for the references a cache holds; the
- * poller asks this each pass, so the wait is one pass at most.
- */
-bool softhca_req_cache_stale(const struct softhca_req_cache *cache)
-{
-	const struct softhca_dest *dest = &cache->dest;
-
-	return (dest->qp && (READ_ONCE(dest->qp->dying) ||
-			     (dest->mr_cache &&
-			      READ_ONCE(dest->mr_cache->dead)))) ||
-	       (cache->lmr && READ_ONCE(cache->lmr->dead));
-}
-
 /* Let go of every cached lookup (none left after). */
 void softhca_req_cache_drop(struct softhca_req_cache *cache)
 {
@@ -375,23 +357,6 @@ int softhca_req_run(struct softhca_qp *qp, u32 budget,
 	softhca_req_cache_drop(&run_cache);
 	softhca_req_after(qp, &out);
 	return work;
-}
-
-/*
- * Is there work the poller could do now?  A lockless look (the caller
- * re-checks after publishing NEED_WAKEUP): a WQE in progress that is not
- * waiting for its RNR timer, or WQEs posted beyond the consumer index.
- */
-bool softhca_req_pending(struct softhca_qp *qp)
-{
-	struct softhca_wq_hdr *hdr = softhca_ring_hdr(&qp->sq.ring);
-
-	if (!qp->sq.ring.entries)
-		return false;
-	if (READ_ONCE(qp->req.busy))
-		return !READ_ONCE(qp->req.rnr_wait);
-	return READ_ONCE(hdr->prod) != READ_ONCE(qp->sq.cons) &&
-	       READ_ONCE(qp->state) == IB_QPS_RTS;
 }
 
 /* The RNR timer expired: hand the QP to its poller. */
