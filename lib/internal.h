@@ -66,6 +66,7 @@ struct shca_wq {
 	struct softhca_wq_hdr *hdr;
 	pthread_spinlock_t lock;
 	uint32_t prod;			/* private copy of hdr->prod */
+	uint32_t cons;			/* hdr->cons when last read */
 	uint32_t hint;			/* last value stored in hdr->hint */
 	uint32_t max_sge;
 	uint32_t max_inline;

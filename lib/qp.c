@@ -255,6 +255,7 @@ static void shca_wq_reset(struct shca_wq *wq)
 		return;
 	pthread_spin_lock(&wq->lock);
 	wq->prod = 0;
+	wq->cons = 0;
 	__atomic_store_n(&wq->hdr->prod, 0, __ATOMIC_RELEASE);
 	pthread_spin_unlock(&wq->lock);
 }

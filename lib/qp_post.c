@@ -107,11 +107,19 @@ static int shca_inline_wanted(struct shca_wq *sq)
 	return hint != 0;
 }
 
+/*
+ * Step 1.  cons only grows, so the value read last frees at least the
+ * slots below it: read the kernel's line again only when that value
+ * says full (a read per post would fetch a line the kernel writes for
+ * every WQE).  The acquire that read it still orders the kernel's last
+ * use of those slots before our writes.
+ */
 static int shca_wq_full(struct shca_wq *wq)
 {
-	uint32_t cons = __atomic_load_n(&wq->hdr->cons, __ATOMIC_ACQUIRE);
-
-	return wq->prod - cons >= wq->ring.entries;
+	if (wq->prod - wq->cons < wq->ring.entries)
+		return 0;
+	wq->cons = __atomic_load_n(&wq->hdr->cons, __ATOMIC_ACQUIRE);
+	return wq->prod - wq->cons >= wq->ring.entries;
 }
 
 static int shca_build_send(struct shca_qp *qp, struct ibv_send_wr *wr,

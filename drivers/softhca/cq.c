@@ -169,8 +169,15 @@ int softhca_cq_push(struct softhca_cq *cq, const struct softhca_cqe *cqe,
 	spin_lock_irqsave(&cq->lock, flags);
 	if (cq->overrun)
 		goto err_unlock;
-	if (!softhca_ring_cq_space(cq->prod, softhca_cq_cons(cq),
-				   cq->ring.entries)) {
+	/*
+	 * The consumer index read last still frees at least the slots
+	 * below it (it only grows, and a lie only overruns the liar's own
+	 * CQ): read the process's line again only when that value says
+	 * full, not for every CQE.
+	 */
+	if (!softhca_ring_cq_space(cq->prod, cq->cons_seen, cq->ring.entries))
+		cq->cons_seen = softhca_cq_cons(cq);
+	if (!softhca_ring_cq_space(cq->prod, cq->cons_seen, cq->ring.entries)) {
 		cq->overrun = true;
 		WRITE_ONCE(hdr->flags, SOFTHCA_CQ_F_OVERRUN);
 		spin_unlock_irqrestore(&cq->lock, flags);
@@ -337,6 +344,7 @@ int softhca_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
 	cq->ring = nring;
 	cq->prod = used;
 	cq->kcons = 0;
+	cq->cons_seen = 0;
 	spin_unlock_irqrestore(&cq->lock, flags);
 
 	/* Nothing writes the old ring any more. */

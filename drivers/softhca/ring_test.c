@@ -114,6 +114,9 @@ static void abi_sizes(struct kunit *test)
 			(size_t)SOFTHCA_RING_HDR_SIZE);
 	KUNIT_EXPECT_EQ(test, offsetof(struct softhca_wq_hdr, cons),
 			(size_t)SOFTHCA_RING_BLOCK);
+	/* flags on a line of its own, away from cons */
+	KUNIT_EXPECT_EQ(test, offsetof(struct softhca_wq_hdr, flags),
+			(size_t)SOFTHCA_RING_BLOCK * 3 / 2);
 	KUNIT_EXPECT_EQ(test, offsetof(struct softhca_cq_hdr, flags),
 			(size_t)SOFTHCA_RING_BLOCK);
 }

@@ -205,6 +205,7 @@ struct softhca_cq {
 	struct softhca_ring ring;
 	u32 prod;
 	u32 kcons;		/* consumer index of kernel-owned CQs */
+	u32 cons_seen;		/* consumer index when last read (cq_push) */
 	int armed;
 	u32 arm_seq_done;	/* last mapped arm request that fired */
 	bool overrun;

@@ -25,7 +25,7 @@
  * Reported in /sys/class/infiniband_verbs/uverbsN/abi_version and
  * carried in every alloc_ucontext request.
  */
-#define SOFTHCA_UVERBS_ABI_VERSION	3
+#define SOFTHCA_UVERBS_ABI_VERSION	4
 
 /* Value of /sys/class/infiniband/<dev>/hca_type for a softhca device. */
 #define SOFTHCA_HCA_TYPE		"softhca"
@@ -101,8 +101,15 @@ struct softhca_ctx_page {
  *         SRQ: WQEs the kernel has taken (copied) for a message.  The
  *         kernel stores it with a release after it is done with the
  *         slot; the library loads it with an acquire.  The queue is full
- *         when prod - cons == entries.
- *  flags  kernel-written, SOFTHCA_WQ_F_*.  NEED_WAKEUP: the poller is
+ *         when prod - cons == entries.  The library need not read it
+ *         for every post: a value read earlier (with acquire) frees at
+ *         least the slots below it, so it reads cons again only when
+ *         that value says the queue is full.
+ *  flags  kernel-written, SOFTHCA_WQ_F_*, on a cache line of its own:
+ *         cons changes with every WQE, flags almost never, and the
+ *         library reads flags after every post, a read that would fetch
+ *         the line the kernel has just written if cons were on it.
+ *         NEED_WAKEUP: the poller is
  *         going to sleep; after publishing prod the library issues a
  *         full barrier, reads flags and, only if NEED_WAKEUP is set,
  *         rings the doorbell (the post_send command).  The poller sets
@@ -127,8 +134,9 @@ struct softhca_wq_hdr {
 	__u32 hint;
 	__u32 user_reserved[SOFTHCA_RING_BLOCK / 4 - 2];
 	__u32 cons;
-	__u32 flags;
-	__u32 kern_reserved[SOFTHCA_RING_BLOCK / 4 - 2];
+	__u32 kern_reserved0[SOFTHCA_RING_BLOCK / 8 - 1];
+	__u32 flags;		/* offset SOFTHCA_RING_BLOCK * 3 / 2 */
+	__u32 kern_reserved[SOFTHCA_RING_BLOCK / 8 - 1];
 };
 
 #define SOFTHCA_WQ_F_NEED_WAKEUP	0x1
