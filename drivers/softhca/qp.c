@@ -68,6 +68,7 @@ static void softhca_wq_init(struct softhca_wq *wq)
 {
 	spin_lock_init(&wq->lock);
 	wq->cons = 0;
+	wq->prod_seen = 0;
 }
 
 /* Allocate the rings and write the real capacities back into @cap. */

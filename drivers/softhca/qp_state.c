@@ -159,6 +159,7 @@ static void softhca_wq_reset(struct softhca_wq *wq, u32 flags)
 	hdr = softhca_ring_hdr(&wq->ring);
 	spin_lock_bh(&wq->lock);
 	wq->cons = 0;
+	wq->prod_seen = 0;
 	/* Pairs with the library's load-acquire of cons. */
 	smp_store_release(&hdr->cons, 0);
 	atomic_set(softhca_wq_flags(&wq->ring), flags);

@@ -116,18 +116,28 @@ static int softhca_resp_take(struct softhca_qp *qp, struct softhca_rx *rx)
 {
 	struct softhca_wq *rq = rx->srq ? &rx->srq->rq : &qp->rq;
 	struct softhca_wq_hdr *hdr;
+	u32 avail;
 	int posted;
 
 	if (!rq->ring.entries)
 		return -EAGAIN;
 	hdr = softhca_ring_hdr(&rq->ring);
 	spin_lock(&rq->lock);
-	/* Pairs with the producer's store-release of prod. */
-	posted = softhca_ring_posted(smp_load_acquire(&hdr->prod), rq->cons,
-				     rq->ring.entries);
-	if (posted <= 0) {
-		spin_unlock(&rq->lock);
-		return posted ? -EIO : -EAGAIN;
+	/*
+	 * WQEs below the prod read last are still there to take: read the
+	 * producer's line again only when they are used up (or a flush
+	 * moved cons past them), not for every message.
+	 */
+	avail = rq->prod_seen - rq->cons;
+	if (!avail || avail > rq->ring.entries) {
+		/* Pairs with the producer's store-release of prod. */
+		posted = softhca_ring_posted(smp_load_acquire(&hdr->prod),
+					     rq->cons, rq->ring.entries);
+		if (posted <= 0) {
+			spin_unlock(&rq->lock);
+			return posted ? -EIO : -EAGAIN;
+		}
+		rq->prod_seen = rq->cons + posted;
 	}
 	softhca_wqe_copy(qp->resp.wqe, softhca_ring_slot(&rq->ring, rq->cons),
 			 rq->ring.stride);

@@ -228,6 +228,7 @@ static inline struct softhca_cq *to_scq(struct ib_cq *ibcq)
 struct softhca_wq {
 	struct softhca_ring ring;
 	u32 cons;
+	u32 prod_seen;		/* RQ/SRQ: prod when last read (resp.c) */
 	u32 max_sge;
 	u32 max_inline;
 	spinlock_t lock;	/* see above */

@@ -44,6 +44,7 @@ int softhca_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 	refcount_set(&srq->ref, 1);
 	init_completion(&srq->released);
 	srq->rq.cons = 0;
+	srq->rq.prod_seen = 0;
 	srq->limit = 0;		/* srq_limit is not an input of create */
 	entries = roundup_pow_of_two(attr->max_wr);
 	stride = softhca_recv_stride(attr->max_sge);
