@@ -96,6 +96,8 @@ struct softhca_ctx_page {
  *  prod   user-written.  The library fills slots, then publishes prod
  *         with a store-release; the kernel reads it with a load-acquire
  *         (pairs with that release), so slot contents are visible first.
+ *         RQ/SRQ: the kernel reads it again only when it has taken every
+ *         WQE below the value it read last.
  *  cons   kernel-written.  SQ: WQEs retired (completed, in order, also
  *         the unsignaled ones): slots below cons may be reused.  RQ and
  *         SRQ: WQEs the kernel has taken (copied) for a message.  The
@@ -225,10 +227,11 @@ struct softhca_recv_wqe {
 /*
  * CQ header: the kernel produces completions, user space consumes them.
  *
- *  cons   user-written, published lazily (at least once every
- *         entries / 2 completions polled) with a store-release.  The
- *         kernel reads it to find free slots; a lower value than the
- *         truth only makes the kernel report an overrun early.
+ *  cons   user-written, stored with a release by each poll that
+ *         consumed completions.  The kernel reads it (acquire) to find
+ *         free slots, again only when the value it read last says the
+ *         CQ is full; a lower value than the truth only makes the kernel
+ *         report an overrun early.
  *  arm    user-written: req_notify_cq without a system call.  The
  *         library stores (seq << 2) | type, type SOFTHCA_CQ_ARM_SOLICITED
  *         or SOFTHCA_CQ_ARM_NEXT, seq a request counter it increments
