@@ -16,10 +16,11 @@
  *      POST_SEND/POST_RECV command.
  *   5. a process that sleeps on completion events (it called
  *      ibv_get_cq_event) rings the send doorbell anyway for its next
- *      SHCA_INLINE_AFTER_EVENT sends, on any of its contexts: the doorbell runs the work inline,
- *      so a same-host peer's completion (and ours) is there before we
- *      go to sleep, instead of the poller producing it on another CPU
- *      and paying a cross-CPU wakeup for it.  A busy-polling process
+ *      SHCA_INLINE_AFTER_EVENT sends, on any of its contexts: the
+ *      doorbell runs the work inline, so a same-host peer's completion
+ *      (and ours) is there before we go to sleep, instead of the
+ *      poller producing it on another CPU and paying a cross-CPU
+ *      wakeup for it.  A busy-polling process
  *      never sets it; an event-driven one costs what rxe costs, one
  *      system call per post, and waits no wakeup it could avoid.  The
  *      queue's hint word says so to the kernel, which then leaves the

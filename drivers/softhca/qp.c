@@ -64,13 +64,6 @@ static int softhca_qp_check_init(const struct ib_qp_init_attr *init,
 	return 0;
 }
 
-static void softhca_wq_init(struct softhca_wq *wq)
-{
-	spin_lock_init(&wq->lock);
-	wq->cons = 0;
-	wq->prod_seen = 0;
-}
-
 /* Allocate the rings and write the real capacities back into @cap. */
 static int softhca_qp_alloc_rings(struct softhca_qp *qp,
 				  struct ib_qp_init_attr *init,

@@ -234,6 +234,14 @@ struct softhca_wq {
 	spinlock_t lock;	/* see above */
 };
 
+/* A queue's kernel state before its ring exists (QP or SRQ create). */
+static inline void softhca_wq_init(struct softhca_wq *wq)
+{
+	spin_lock_init(&wq->lock);
+	wq->cons = 0;
+	wq->prod_seen = 0;
+}
+
 struct softhca_seg;
 struct softhca_mr;
 

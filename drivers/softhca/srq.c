@@ -40,11 +40,9 @@ int softhca_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 	if (!softhca_count_get(&sdev->num_srqs, softhca_limits.max_srq))
 		return -ENOMEM;
 
-	spin_lock_init(&srq->rq.lock);
+	softhca_wq_init(&srq->rq);
 	refcount_set(&srq->ref, 1);
 	init_completion(&srq->released);
-	srq->rq.cons = 0;
-	srq->rq.prod_seen = 0;
 	srq->limit = 0;		/* srq_limit is not an input of create */
 	entries = roundup_pow_of_two(attr->max_wr);
 	stride = softhca_recv_stride(attr->max_sge);
