@@ -16,26 +16,31 @@
  *    watches.  Only QPs handed to it are on that list, so a pass costs
  *    nothing for idle QPs.  Each pass gives each QP a budget
  *    (softhca_engine.qp_budget steps: a WQE, or 16 KiB of a long
- *    message, per step).  A QP with no work for softhca_engine.idle_us
- *    is given back: the poller sets NEED_WAKEUP in its ring, issues a
- *    full barrier and looks at the producer index once more.  That barrier
- *    pairs with the library's full barrier between publishing prod and
- *    reading flags (lib/qp_post.c): either the library sees NEED_WAKEUP
- *    and rings, or the poller sees the new prod and keeps the QP.  A
- *    poller with no QPs sleeps until a doorbell or an RNR timer hands it
- *    one.
+ *    message, per step).  A QP with no work for its idle budget
+ *    (softhca_engine.idle_us, doubled per QP while releases prove
+ *    premature, see softhca_engine_adapt_idle()) is given back: the
+ *    poller sets NEED_WAKEUP in its ring, issues a full barrier and
+ *    looks at the producer index once more.  That barrier pairs with the
+ *    library's full barrier between publishing prod and reading flags
+ *    (lib/qp_post.c): either the library sees NEED_WAKEUP and rings, or
+ *    the poller sees the new prod and keeps the QP.  A poller with no
+ *    QPs sleeps until a doorbell or an RNR timer hands it one.
  *
  * Sharing the CPU: a poller that spins while another task wants its CPU
  * would slow that task down, and a process spinning on its CQ for work
  * only the poller can do would wait for the poller's next time slice.
  * So when the poller sees another runnable task on its CPU for
  * softhca_engine.contended_us in a row (a short-lived kworker does not
- * count: cond_resched() lets it run and the poller carries on), it
- * gives back every QP without work left (NEED_WAKEUP set: posts ring
+ * count: the poller calls schedule() as soon as another task is
+ * runnable, so the kworker runs and the poller carries on), it gives
+ * back every QP without work left (NEED_WAKEUP set: posts ring
  * the doorbell and run inline, as they would with no poller at all) and
  * stays out of the way for a while (doorbells do not hand QPs over
  * during that time unless work is left after the inline run).  QPs with
- * a backlog stay and are run a budget per pass until they drain.
+ * a backlog stay and are run a budget per pass until they drain.  An
+ * unbound poller that wakes beside a runnable task moves to another CPU
+ * first (softhca_poller_leave_busy_cpu()), and a QP's idle time counts
+ * only the time the poller spent looking at it (poller->spun).
  *
  * QP membership: qp->poll_state says where a QP is (idle, queued for
  * the poller, or on its private list), under poller->lock.  Each list
@@ -119,6 +124,45 @@ static u64 softhca_engine_clock(void)
 	return local_clock();
 }
 
+/*
+ * The idle budget adapts per QP.  A doorbell that comes soon after the
+ * poller gave the QP back for being idle (within the budget the QP had)
+ * says that the release came too early: its producer only paused, as a
+ * ping-pong does when the host deschedules the application's vCPU for a
+ * few hundred microseconds, and every such release costs the producer
+ * a system call.  So the budget doubles, up to 64 times poll_idle_us
+ * (io_uring's SQPOLL default is a whole second).  A doorbell after a
+ * long quiet time (16 budgets) halves it: a QP that really goes idle
+ * between bursts comes back to the short budget.  The fields are a
+ * heuristic's: racing doorbells may lose an update, nothing else.
+ */
+#define SOFTHCA_IDLE_MAX_SHIFT	6
+
+static u64 softhca_engine_idle_ns(const struct softhca_qp *qp)
+{
+	return ((u64)softhca_engine.idle_us * NSEC_PER_USEC) <<
+	       READ_ONCE(qp->idle_shift);
+}
+
+static void softhca_engine_adapt_idle(struct softhca_qp *qp, u64 now)
+{
+	u64 released = READ_ONCE(qp->idle_released);
+	unsigned int shift = READ_ONCE(qp->idle_shift);
+	s64 gap;
+
+	if (!released)
+		return;
+	/* One verdict per release (doorbells in a back-off come in rows). */
+	WRITE_ONCE(qp->idle_released, 0);
+	gap = now - released;	/* local_clock(): CPUs may differ a little */
+	if (gap < (s64)softhca_engine_idle_ns(qp)) {
+		if (shift < SOFTHCA_IDLE_MAX_SHIFT)
+			WRITE_ONCE(qp->idle_shift, shift + 1);
+	} else if (gap >= 16 * (s64)softhca_engine_idle_ns(qp) && shift) {
+		WRITE_ONCE(qp->idle_shift, shift - 1);
+	}
+}
+
 /**
  * softhca_engine_doorbell - a process rang its send queue's doorbell
  * @qp: a user QP not in ERR
@@ -130,6 +174,7 @@ void softhca_engine_doorbell(struct softhca_qp *qp)
 	struct softhca_poller *p = qp->poller;
 	unsigned int rounds = 16;
 
+	softhca_engine_adapt_idle(qp, softhca_engine_clock());
 	/* Run what was posted, a budget at a time, yielding in between. */
 	while (softhca_req_run(qp, softhca_engine.qp_budget, NULL) &&
 	       softhca_req_pending(qp) && --rounds)
@@ -146,7 +191,7 @@ void softhca_engine_doorbell(struct softhca_qp *qp)
 }
 
 /* Take the QPs handed over since the last pass. */
-static void softhca_poller_adopt(struct softhca_poller *p, u64 now)
+static void softhca_poller_adopt(struct softhca_poller *p)
 {
 	struct softhca_qp *qp;
 	LIST_HEAD(fresh);
@@ -165,7 +210,7 @@ static void softhca_poller_adopt(struct softhca_poller *p, u64 now)
 	spin_unlock_irq(&p->lock);
 
 	list_for_each_entry(qp, &fresh, poll_node) {
-		qp->last_work = now;
+		qp->last_work = p->spun;
 		/* Watched from now on: posts need no doorbell. */
 		atomic_andnot(SOFTHCA_WQ_F_NEED_WAKEUP,
 			      softhca_wq_flags(&qp->sq.ring));
@@ -213,7 +258,6 @@ static bool softhca_poller_release(struct softhca_poller *p,
 /* One pass over the watched QPs. Return: steps that made progress. */
 static int softhca_poller_pass(struct softhca_poller *p, u64 now)
 {
-	u64 idle_ns = (u64)softhca_engine.idle_us * NSEC_PER_USEC;
 	struct softhca_qp *qp, *tmp;
 	int work = 0, n;
 
@@ -235,7 +279,7 @@ static int softhca_poller_pass(struct softhca_poller *p, u64 now)
 		    softhca_req_run(qp, softhca_engine.qp_budget,
 				    &qp->req.cache) : 0;
 		if (n) {
-			qp->last_work = now;
+			qp->last_work = p->spun;
 			work += n;
 		}
 		if (softhca_wq_hint(&qp->sq.ring) & SOFTHCA_WQ_HINT_INLINE) {
@@ -245,10 +289,21 @@ static int softhca_poller_pass(struct softhca_poller *p, u64 now)
 			 * own system call, not on a CPU that must wake it.
 			 */
 			softhca_poller_release(p, qp);
-		} else if (!n && (now - qp->last_work >= idle_ns ||
-				  READ_ONCE(qp->req.rnr_wait))) {
+		} else if (n) {
+			continue;
+		} else if (READ_ONCE(qp->req.rnr_wait)) {
 			/* An RNR wait ends by its timer, which kicks. */
 			softhca_poller_release(p, qp);
+		} else if (p->spun - qp->last_work >=
+			   softhca_engine_idle_ns(qp)) {
+			/*
+			 * Judged by its next doorbell (adapt_idle above).
+			 * Marked first: after the release our reference,
+			 * maybe the last but the QP's own, is gone.
+			 */
+			WRITE_ONCE(qp->idle_released, now ?: 1);
+			if (!softhca_poller_release(p, qp))
+				WRITE_ONCE(qp->idle_released, 0);
 		}
 	}
 	return work;
@@ -275,6 +330,33 @@ static void softhca_poller_release_all(struct softhca_poller *p)
 	}
 }
 
+/*
+ * A poller woken by a doorbell is usually placed on the CPU of the
+ * process that rang (the scheduler's wake-affine choice, and with every
+ * CPU busy-polling it does not look for an idle one), where that process
+ * keeps spinning on its CQ: the two then share a CPU while another one
+ * idles, the poller finds its CPU contended and backs off, and the
+ * process's posts become system calls, 20 ms at a time, again after
+ * every back-off.  So an unbound poller that wakes up beside another
+ * runnable task moves: it allows itself every CPU of its home mask but
+ * this one, then the whole home mask again (it stays where the move put
+ * it until the scheduler has a reason to move it).  With no other CPU,
+ * or other CPUs as busy, the contention check decides as before.
+ */
+static void softhca_poller_leave_busy_cpu(struct softhca_poller *p)
+{
+	int cpu = raw_smp_processor_id();
+
+	if (p->bound || single_task_running())
+		return;
+	cpumask_and(p->elsewhere, p->home, cpu_online_mask);
+	cpumask_clear_cpu(cpu, p->elsewhere);
+	if (cpumask_empty(p->elsewhere) ||
+	    set_cpus_allowed_ptr(current, p->elsewhere))
+		return;
+	set_cpus_allowed_ptr(current, p->home);
+}
+
 static void softhca_poller_sleep(struct softhca_poller *p)
 {
 	bool empty;
@@ -290,33 +372,73 @@ static void softhca_poller_sleep(struct softhca_poller *p)
 	spin_lock_irq(&p->lock);
 	p->sleeping = false;
 	spin_unlock_irq(&p->lock);
+	if (empty)
+		softhca_poller_leave_busy_cpu(p);
 }
+
+/*
+ * Sharing the CPU (see the top of this file).  @since: when the current
+ * run of contended passes began, 0 if none.  Return: true if the poller
+ * gave its QPs back and backs off.
+ */
+static bool softhca_poller_share_cpu(struct softhca_poller *p, u64 now,
+				     u64 *since)
+{
+	if (single_task_running() || !softhca_engine.contended_us) {
+		*since = 0;
+		return false;
+	}
+	/*
+	 * Another task is runnable here: let the scheduler pick now, not
+	 * at its next tick (cond_resched() yields only when preemption is
+	 * already due, so a woken kworker or RCU thread could wait for
+	 * milliseconds and pass for contention).
+	 */
+	schedule();
+	if (!*since) {
+		*since = now;
+		return false;
+	}
+	if (now - *since < (u64)softhca_engine.contended_us * NSEC_PER_USEC)
+		return false;
+	*since = 0;
+	WRITE_ONCE(p->contended_until,
+		   softhca_engine_clock() + SOFTHCA_BACKOFF_NS);
+	softhca_poller_release_all(p);
+	return true;
+}
+
+/*
+ * A QP's idle time is the time its poller spent looking at it without
+ * finding work, not wall time: when the poller itself is off its CPU
+ * (the host deschedules the vCPU, or cond_resched() runs another task
+ * for a while), nobody looked, and counting that time would give back
+ * a busy QP the moment the poller returns (its next post then rings a
+ * doorbell).  So the poller keeps its own clock, advanced by the wall
+ * time between passes but never by more than this per pass.
+ */
+#define SOFTHCA_PASS_GAP_NS	(50 * NSEC_PER_USEC)
 
 static int softhca_poller_fn(void *arg)
 {
 	struct softhca_poller *p = arg;
-	u64 now, contended_since = 0;
+	u64 now, last = softhca_engine_clock(), contended_since = 0;
 
+	if (!p->bound)
+		cpumask_copy(p->home, current->cpus_ptr);
 	while (!kthread_should_stop()) {
 		now = softhca_engine_clock();
-		softhca_poller_adopt(p, now);
+		p->spun += min(now - last, (u64)SOFTHCA_PASS_GAP_NS);
+		last = now;
+		softhca_poller_adopt(p);
 		softhca_poller_pass(p, now);
 		if (list_empty(&p->active)) {
 			softhca_poller_sleep(p);
+			last = softhca_engine_clock();
 			continue;
 		}
-		if (single_task_running() || !softhca_engine.contended_us) {
-			contended_since = 0;
-		} else if (!contended_since) {
-			contended_since = now;
-		} else if (now - contended_since >=
-			   (u64)softhca_engine.contended_us * NSEC_PER_USEC) {
-			WRITE_ONCE(p->contended_until,
-				   softhca_engine_clock() + SOFTHCA_BACKOFF_NS);
-			softhca_poller_release_all(p);
-			contended_since = 0;
+		if (softhca_poller_share_cpu(p, now, &contended_since))
 			continue;
-		}
 		/*
 		 * No cpu_relax() between passes (nor does io_uring's SQPOLL
 		 * loop pause): a pass is reads of every watched ring, not a
@@ -341,7 +463,7 @@ int softhca_engine_start(struct softhca_dev *sdev, const char *name)
 {
 	unsigned int i, n = softhca_engine.pollers;
 	struct softhca_poller *p;
-	int cpu;
+	int cpu, err;
 
 	sdev->pollers = kcalloc(n, sizeof(*sdev->pollers), GFP_KERNEL);
 	if (!sdev->pollers)
@@ -351,25 +473,35 @@ int softhca_engine_start(struct softhca_dev *sdev, const char *name)
 		spin_lock_init(&p->lock);
 		INIT_LIST_HEAD(&p->queue);
 		INIT_LIST_HEAD(&p->active);
+		/* Counted before anything can fail: stop frees the masks. */
+		sdev->npollers = i + 1;
+		if (!zalloc_cpumask_var(&p->home, GFP_KERNEL) ||
+		    !zalloc_cpumask_var(&p->elsewhere, GFP_KERNEL)) {
+			err = -ENOMEM;
+			goto fail;
+		}
 		p->task = kthread_create(softhca_poller_fn, p, "softhca/%s:%u",
 					 name, i);
 		if (IS_ERR(p->task)) {
-			int err = PTR_ERR(p->task);
-
+			err = PTR_ERR(p->task);
 			p->task = NULL;
-			softhca_engine_stop(sdev);
-			return err;
+			goto fail;
 		}
 		cpu = softhca_engine.poller_cpu;
 		if (cpu >= 0) {
 			cpu = (cpu + i) % nr_cpu_ids;
-			if (cpu_online(cpu))
+			if (cpu_online(cpu)) {
 				kthread_bind(p->task, cpu);
+				p->bound = true;
+			}
 		}
-		sdev->npollers = i + 1;
 		wake_up_process(p->task);
 	}
 	return 0;
+
+fail:
+	softhca_engine_stop(sdev);
+	return err;
 }
 
 /* Stop the pollers; every QP is gone, so their lists are empty. */
@@ -377,9 +509,12 @@ void softhca_engine_stop(struct softhca_dev *sdev)
 {
 	unsigned int i;
 
-	for (i = 0; i < sdev->npollers; i++)
+	for (i = 0; i < sdev->npollers; i++) {
 		if (sdev->pollers[i].task)
 			kthread_stop(sdev->pollers[i].task);
+		free_cpumask_var(sdev->pollers[i].home);
+		free_cpumask_var(sdev->pollers[i].elsewhere);
+	}
 	kfree(sdev->pollers);
 	sdev->pollers = NULL;
 	sdev->npollers = 0;

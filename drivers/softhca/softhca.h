@@ -138,6 +138,10 @@ struct softhca_dev {
  * @active: QPs the thread watches; touched by the thread only
  * @sleeping: the thread sleeps and a hand-over must wake it
  * @contended_until: until then (ktime ns) doorbells run inline only
+ * @spun: the thread's own clock (ns it spent looking, engine.c), by
+ *	which its QPs' idle time is measured; touched by the thread only
+ * @bound: bound to a CPU by poller_cpu (it never moves itself)
+ * @home: the CPUs it may run on (unbound), @elsewhere: scratch mask
  */
 struct softhca_poller {
 	struct softhca_dev *sdev;
@@ -147,6 +151,10 @@ struct softhca_poller {
 	struct list_head active;
 	bool sleeping;
 	u64 contended_until;
+	u64 spun;
+	bool bound;
+	cpumask_var_t home;
+	cpumask_var_t elsewhere;
 };
 
 static inline struct softhca_dev *to_sdev(struct ib_device *ibdev)
@@ -338,7 +346,11 @@ struct softhca_resp {
  *	on this host), from the path given at RTR
  * @poller: the poller thread that watches it when asked (engine.c)
  * @poll_node, @poll_state: its place with the poller (poller->lock)
- * @last_work: when the poller last found work on it (ktime ns)
+ * @last_work: when the poller last found work on it (poller->spun)
+ * @idle_shift: the poller keeps watching it poll_idle_us << @idle_shift
+ *	without work (engine.c: adaptive; written by doorbells only)
+ * @idle_released: when the poller last gave it back for being idle, 0
+ *	if its last release had another reason (written by the poller)
  * @req, @resp: requester and responder state
  * @rnr_timer: ends an RNR wait
  */
@@ -361,6 +373,8 @@ struct softhca_qp {
 	struct list_head poll_node;
 	int poll_state;
 	u64 last_work;
+	unsigned int idle_shift;
+	u64 idle_released;
 	struct softhca_req req;
 	struct softhca_resp resp;
 	struct timer_list rnr_timer;
