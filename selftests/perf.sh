@@ -15,7 +15,8 @@ mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null
 softhca_on_veth 2
 
 # perf_json CMD...: CMD --json succeeds; every line has a positive
-# figure (latency or rate), a counted syscalls_per_op, and CPU fields.
+# figure (latency or rate), a counted syscalls_per_op, and CPU fields
+# (the kernel threads' in range).
 perf_json() {
 	"$@" --json > $pj || return 1
 	[ -s $pj ] || { echo "no output"; return 1; }
@@ -26,6 +27,12 @@ perf_json() {
 		echo "$line" | grep -Eq '"(t_median_us|msg_rate_mpps)":[0-9.]*[1-9]' ||
 			{ echo "no positive figure: $line"; return 1; }
 		echo "$line" | grep -q '"cpu_us_per_op":' || { echo "no CPU field: $line"; return 1; }
+		# Kernel threads' CPU per operation: a sane, non-negative
+		# figure (a busy thread that ends inside the window once
+		# made it wrap around to 7e13).
+		echo "$line" | grep -Eq '"kthread_us_per_op":[0-9]{1,6}(\.[0-9]+)?,' &&
+		echo "$line" | grep -Eq '"poller_us_per_op":[0-9]{1,6}(\.[0-9]+)?[,}]' ||
+			{ echo "kernel thread CPU out of range: $line"; return 1; }
 	done < $pj
 	cat $pj
 }

@@ -120,7 +120,7 @@ int perf_bw(struct perf_run *r, uint32_t bytes, long iters,
 	    struct perf_result *res)
 {
 	struct bw_state s = { .iters = iters, .nqps = r->a->nqps };
-	struct perf_meter m;
+	struct perf_meter m = { 0 };
 	int q, rc = -1;
 
 	s.cq_mod = r->o->depth < CQ_MOD ? r->o->depth : CQ_MOD;
@@ -159,6 +159,7 @@ int perf_bw(struct perf_run *r, uint32_t bytes, long iters,
 		     (1 << 20);
 	rc = 0;
 out:
+	free(m.kth0);	/* a window left open */
 	free(s.posted);
 	free(s.done);
 	free(s.quota);

@@ -163,7 +163,7 @@ int perf_lat(struct perf_run *r, uint32_t bytes, long iters,
 	struct flow ba = { r->b, &r->pb, r->a, 0, 0 };
 	long warm = iters / 10 < 100 ? iters / 10 : 100, n, seq = 0;
 	bool pingpong_op = r->o->op == OP_SEND || r->o->op == OP_WRITE;
-	struct perf_meter m;
+	struct perf_meter m = { 0 };
 	double *t;
 	long i;
 
@@ -182,6 +182,7 @@ int perf_lat(struct perf_run *r, uint32_t bytes, long iters,
 			goto fail;
 		if (r->o->mode == MODE_FORK && perf_sync(r->fd))
 			goto fail;
+		perf_meter_begin(&m);
 		if (pingpong(r, &ab, &ba, bytes, warm, NULL) < 0)
 			goto fail;
 		if (r->o->mode == MODE_FORK && perf_sync(r->fd))
@@ -196,6 +197,7 @@ int perf_lat(struct perf_run *r, uint32_t bytes, long iters,
 			perf_meter_start(&m);
 			n = 0;
 		} else {
+			perf_meter_begin(&m);
 			if (roundtrips(r, bytes, warm, &seq, NULL) < 0)
 				goto fail;
 			perf_meter_start(&m);
@@ -220,6 +222,7 @@ int perf_lat(struct perf_run *r, uint32_t bytes, long iters,
 	free(t);
 	return ab.pending || ba.pending ? -1 : 0;
 fail:
+	free(m.kth0);	/* a window left open */
 	free(t);
 	return -1;
 }

@@ -143,20 +143,40 @@ static uint64_t cpu_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-/* Run time of all kernel threads, and of softhca's pollers among them. */
-static void kthreads_ns(uint64_t *all, uint64_t *pollers)
+static int cmp_kthread(const void *a, const void *b)
 {
-	DIR *d = opendir("/proc");
-	struct dirent *de;
-	char path[300], line[512];
+	const struct perf_kthread *x = a, *y = b;
 
-	*all = *pollers = 0;
+	return (x->pid > y->pid) - (x->pid < y->pid);
+}
+
+/*
+ * Every kernel thread's run time.  With @then (sorted by pid, the
+ * threads at the window's start, @nthen of them), add each thread's run
+ * time since then to *all (and, for softhca's pollers, to *pollers): a
+ * thread that appeared in the window counts whole, one that ended in it
+ * is lost (its time cannot be read any more; a sum over the threads alive
+ * at each end would go negative when a busy one exits, as rxe's workers
+ * do).  Without @then, return the threads (sorted, malloc'd) in *now.
+ */
+static size_t kthreads_scan(const struct perf_kthread *then, size_t nthen,
+			    struct perf_kthread **now, uint64_t *all,
+			    uint64_t *pollers)
+{
+	struct perf_kthread *v = NULL, *grown, key;
+	DIR *d = opendir("/proc");
+	char path[300], line[512];
+	size_t n = 0, cap = 0;
+	struct dirent *de;
+
 	if (!d)
-		return;
+		return 0;
 	while ((de = readdir(d))) {
+		const struct perf_kthread *was;
 		unsigned long long run = 0;
 		unsigned int flags = 0;
 		char *comm, *end;
+		uint64_t delta;
 		FILE *f;
 
 		if (de->d_name[0] < '1' || de->d_name[0] > '9')
@@ -182,16 +202,53 @@ static void kthreads_ns(uint64_t *all, uint64_t *pollers)
 		if (fscanf(f, "%llu", &run) != 1)
 			run = 0;
 		fclose(f);
-		*all += run;
+		key.pid = atoi(de->d_name);
+		key.run_ns = run;
+		if (!then) {
+			if (n == cap) {
+				cap = cap ? cap * 2 : 256;
+				grown = realloc(v, cap * sizeof(*v));
+				if (!grown)
+					break;
+				v = grown;
+			}
+			v[n++] = key;
+			continue;
+		}
+		was = bsearch(&key, then, nthen, sizeof(*then), cmp_kthread);
+		delta = !was ? run : run >= was->run_ns ? run - was->run_ns : 0;
+		*all += delta;
 		if (!strncmp(comm + 1, "softhca/", 8))
-			*pollers += run;
+			*pollers += delta;
 	}
 	closedir(d);
+	if (v)
+		qsort(v, n, sizeof(*v), cmp_kthread);
+	if (now)
+		*now = v;
+	else
+		free(v);
+	return n;
+}
+
+/*
+ * The slow part of opening a window (every kernel thread's /proc files:
+ * milliseconds under TCG).  A latency run takes it before its warm-up,
+ * so that the timed operations start from a warm steady state, not after
+ * a pause long enough for a poller to give the QPs back.
+ */
+void perf_meter_begin(struct perf_meter *m)
+{
+	m->kth0 = NULL;
+	m->nkth0 = kthreads_scan(NULL, 0, &m->kth0, NULL, NULL);
+	m->kth_begun = true;
 }
 
 void perf_meter_start(struct perf_meter *m)
 {
-	kthreads_ns(&m->kth0, &m->poll0);
+	if (!m->kth_begun)
+		perf_meter_begin(m);
+	m->kth_begun = false;
 	m->cpu0 = cpu_ns();
 	m->ns0 = mono_ns();
 	m->sys0 = sys_count();
@@ -204,7 +261,10 @@ void perf_meter_stop(struct perf_meter *m)
 	m->sys1 = sys_count();
 	m->ns1 = mono_ns();
 	m->cpu1 = cpu_ns();
-	kthreads_ns(&m->kth1, &m->poll1);
+	m->kth = m->poll = 0;
+	kthreads_scan(m->kth0, m->nkth0, NULL, &m->kth, &m->poll);
+	free(m->kth0);
+	m->kth0 = NULL;
 }
 
 double perf_ticks_to_us(const struct perf_meter *m, uint64_t ticks)
@@ -224,8 +284,8 @@ void perf_meter_result(const struct perf_meter *m, long ops,
 	res->sys_per_op = m->sys0 < 0 || m->sys1 < 0 ? -1 :
 		(double)(m->sys1 - m->sys0 - sys_offset) / n;
 	res->cpu_us_per_op = (double)(m->cpu1 - m->cpu0) / 1e3 / n;
-	res->kthread_us_per_op = (double)(m->kth1 - m->kth0) / 1e3 / n;
-	res->poller_us_per_op = (double)(m->poll1 - m->poll0) / 1e3 / n;
+	res->kthread_us_per_op = (double)m->kth / 1e3 / n;
+	res->poller_us_per_op = (double)m->poll / 1e3 / n;
 }
 
 static int cmp_double(const void *a, const void *b)

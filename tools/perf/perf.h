@@ -89,14 +89,23 @@ struct perf_peer {
 	uint32_t *qpn;
 };
 
+/* A kernel thread's run time (meter.c). */
+struct perf_kthread {
+	int pid;
+	uint64_t run_ns;
+};
+
 /* A measurement window: time, system calls, CPU of us and of kthreads. */
 struct perf_meter {
 	uint64_t tsc0, tsc1;
 	uint64_t ns0, ns1;
 	long long sys0, sys1;		/* raw_syscalls:sys_enter count */
 	uint64_t cpu0, cpu1;		/* this process, ns */
-	uint64_t kth0, kth1;		/* all kernel threads, ns */
-	uint64_t poll0, poll1;		/* softhca pollers, ns */
+	uint64_t kth;			/* all kernel threads, ns in the window */
+	uint64_t poll;			/* softhca pollers among them */
+	struct perf_kthread *kth0;	/* each one's run time at the start */
+	size_t nkth0;
+	bool kth_begun;			/* perf_meter_begin() took them */
 };
 
 /* One line of results. */
@@ -156,6 +165,7 @@ int perf_bw(struct perf_run *r, uint32_t bytes, long iters,
 
 /* meter.c */
 void perf_meter_init(void);
+void perf_meter_begin(struct perf_meter *m);
 void perf_meter_start(struct perf_meter *m);
 void perf_meter_stop(struct perf_meter *m);
 uint64_t perf_ticks(void);
