@@ -11,7 +11,9 @@
  * tracefs mounted to learn the tracepoint's id).  The same counter
  * serves every build, so libsofthca and libibverbs are counted alike.
  * Reading the counter is itself a system call: an empty window measured
- * once at start-up gives the offset to subtract.
+ * once at start-up gives the offset to subtract.  Opening the first
+ * event on the tracepoint patches kernel text; the test guest holds one
+ * open for its whole boot (tools/vm/guest-init says why).
  *
  * CPU: this process's CPU clock; every kernel thread's run time from
  * /proc/PID/schedstat (kernel threads are the ones with PF_KTHREAD), and
