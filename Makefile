@@ -6,7 +6,8 @@
 #   make check      install dependencies, build, KUnit, guest selftests
 #   make demo       boot a guest and show a softhca device
 #   make bench      boot a guest, run softhca-perf on softhca and rdma_rxe
-#   make install    module (updates/ + depmod), library, headers, tools, man
+#   make install    module (updates/ + depmod), library, drop-in libibverbs,
+#                   headers, tools, man
 #
 # KDIR selects the kernel build tree (default: the running kernel's, or
 # the newest installed headers when the running kernel has none).  W=1
@@ -39,6 +40,20 @@ LIB_PIC  := $(LIB_SRCS:%.c=$(B)/pic/%.o)
 LIBSO    := $(B)/lib/libsofthca.so.$(SOVERSION)
 LIBA     := $(B)/lib/libsofthca.a
 
+# The drop-in libibverbs.so.1 that softhca-run puts first on
+# LD_LIBRARY_PATH: libsofthca's objects plus lib/dropin/ (the provider
+# interface, the IBVERBS_1.0 compatibility symbols), every symbol at the
+# version the installed libibverbs exports it under.  The version script
+# and the provider ABI number are generated from that library at build
+# time (tools/dropin/gen-map).
+IBVERBS_SO  ?= $(firstword $(wildcard /usr/lib/$(shell $(CC) -print-multiarch 2>/dev/null)/libibverbs.so.1 \
+		/usr/lib/*/libibverbs.so.1 /usr/lib64/libibverbs.so.1 /usr/lib/libibverbs.so.1))
+DROPIN_DIR  := $(B)/lib/dropin
+DROPIN      := $(DROPIN_DIR)/libibverbs.so.1
+DROPIN_GEN  := $(B)/dropin
+DROPIN_SRCS := $(sort $(wildcard lib/dropin/*.c))
+DROPIN_PIC  := $(DROPIN_SRCS:%.c=$(B)/pic/%.o)
+
 TOOL_SRCS := tools/softhca/main.c tools/softhca/nl.c tools/softhca/show.c
 TOOL      := $(B)/bin/softhca
 
@@ -48,7 +63,7 @@ PERF_SRCS := $(sort $(wildcard tools/perf/*.c))
 PERF      := $(B)/bin/softhca-perf
 PERF_IBV  := $(B)/bin/softhca-perf-ibverbs
 
-.PHONY: all module lib tools selftests kunit check check-guest demo bench install \
+.PHONY: all module lib dropin tools selftests kunit check check-guest demo bench install \
 	clean deps checkpatch
 
 all: module lib tools selftests
@@ -57,7 +72,7 @@ module:
 	@test -d "$(KDIR)" || { echo "no kernel build tree at KDIR=$(KDIR) (apt-get install linux-headers-amd64, or make deps)"; exit 1; }
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
 
-lib: $(LIBSO) $(LIBA) $(B)/lib/softhca.pc
+lib: $(LIBSO) $(LIBA) $(B)/lib/softhca.pc dropin
 
 $(B)/%.o: %.c $(wildcard lib/*.h uapi/rdma/*.h include/infiniband/*.h tools/softhca/*.h)
 	@mkdir -p $(dir $@)
@@ -73,6 +88,30 @@ $(LIBSO): $(LIB_PIC) lib/libsofthca.map
 		-Wl,--version-script=lib/libsofthca.map -Wl,--no-undefined \
 		-o $@ $(LIB_PIC) -lpthread
 	ln -sf libsofthca.so.$(SOVERSION) $(B)/lib/libsofthca.so
+
+ifneq ($(IBVERBS_SO),)
+dropin: $(DROPIN)
+else
+dropin:
+	@echo "no libibverbs.so.1 installed (apt-get install libibverbs1): drop-in libibverbs not built"
+endif
+
+$(DROPIN_GEN)/libibverbs.map: tools/dropin/gen-map $(IBVERBS_SO)
+	@mkdir -p $(dir $@)
+	tools/dropin/gen-map map $(IBVERBS_SO) > $@.tmp && mv $@.tmp $@
+
+$(DROPIN_GEN)/pabi.h: tools/dropin/gen-map $(IBVERBS_SO)
+	@mkdir -p $(dir $@)
+	tools/dropin/gen-map pabi $(IBVERBS_SO) > $@.tmp && mv $@.tmp $@
+
+$(DROPIN_PIC): $(DROPIN_GEN)/pabi.h
+$(DROPIN_PIC): override CFLAGS += -I$(DROPIN_GEN)
+
+$(DROPIN): $(LIB_PIC) $(DROPIN_PIC) $(DROPIN_GEN)/libibverbs.map
+	@mkdir -p $(dir $@)
+	$(CC) -shared -Wl,-soname,libibverbs.so.1 \
+		-Wl,--version-script=$(DROPIN_GEN)/libibverbs.map -Wl,--no-undefined \
+		-o $@ $(LIB_PIC) $(DROPIN_PIC) -lpthread
 
 $(LIBA): $(LIB_OBJS)
 	@mkdir -p $(dir $@)
@@ -124,6 +163,10 @@ bench: deps all
 	tools/vm/run-guest -t 900 -- sh tools/bench/guest.sh build/bench/results.jsonl
 	python3 tools/bench/table.py build/bench/results.jsonl | tee build/bench/table.txt
 
+# The drop-in goes to $(LIBDIR)/softhca, a directory no ld.so.conf names:
+# the system's libibverbs stays what every program gets unless
+# softhca-run puts this one first.  softhca-run finds it relative to
+# itself (dropin_rel, set here).
 install: all
 	install -d $(DESTDIR)/lib/modules/$(KVER)/updates
 	install -m 644 drivers/softhca/softhca.ko $(DESTDIR)/lib/modules/$(KVER)/updates/
@@ -134,6 +177,8 @@ install: all
 	install -m 755 $(LIBSO) $(DESTDIR)$(LIBDIR)/
 	ln -sf libsofthca.so.$(SOVERSION) $(DESTDIR)$(LIBDIR)/libsofthca.so
 	install -m 644 $(LIBA) $(DESTDIR)$(LIBDIR)/
+	install -d $(DESTDIR)$(LIBDIR)/softhca
+	install -m 755 $(DROPIN) $(DESTDIR)$(LIBDIR)/softhca/
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
 	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' \
 	    lib/softhca.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/softhca.pc
@@ -147,6 +192,11 @@ install: all
 	$(CC) $(CFLAGS) -DPERF_LIB='"libsofthca"' -o $(DESTDIR)$(BINDIR)/softhca-perf \
 		$(PERF_SRCS) -L$(B)/lib -lsofthca -Wl,-rpath,$(LIBDIR)
 	install -m 755 $(PERF_IBV) $(DESTDIR)$(BINDIR)/
+	sed "s|^dropin_rel=.*|dropin_rel=$$(realpath -m --relative-to=$(BINDIR) $(LIBDIR)/softhca)|" \
+		tools/softhca-run > $(DESTDIR)$(BINDIR)/softhca-run
+	chmod 755 $(DESTDIR)$(BINDIR)/softhca-run
+	install -d $(DESTDIR)$(MANDIR)/man1
+	install -m 644 Documentation/man/softhca-run.1 $(DESTDIR)$(MANDIR)/man1/
 	install -d $(DESTDIR)$(MANDIR)/man8
 	install -m 644 Documentation/man/softhca.8 $(DESTDIR)$(MANDIR)/man8/
 	install -d $(DESTDIR)$(MANDIR)/man3

@@ -229,6 +229,7 @@ SHCA_EXPORT struct ibv_context *ibv_open_device(struct ibv_device *device)
 
 	ctx->vctx.sz = sizeof(ctx->vctx);
 	ctx->vctx.query_port = shca_query_port_ex;
+	ctx->vctx.query_device_ex = shca_query_device_ex;
 	ctx->vctx.create_cq_ex = shca_create_cq_ex;
 	ctx->vctx.create_qp_ex = shca_create_qp_ex;
 	ctx->vctx.open_qp = shca_open_qp;

@@ -8,7 +8,11 @@
  * pd.c (protection domains), ring.c (mapping rings), mr.c, cq.c (CQs,
  * comp channels), cq_poll.c (the CQ ring consumer), qp.c, qp_post.c (the
  * SQ/RQ ring producers), srq.c, ah.c, xrcd.c, event.c (async events),
- * strings.c (string helpers), misc.c (calls softhca does not support).
+ * strings.c (string helpers), misc.c (GID entries, calls softhca does
+ * not support), fork.c (ibv_fork_init, MADV_DONTFORK ranges), marshall.c
+ * (copying the kernel's uverbs/SA structs).  lib/dropin/ holds what only
+ * the drop-in libibverbs.so.1 has: the provider interface and the
+ * IBVERBS_1.0 compatibility symbols.
  */
 #ifndef SOFTHCA_LIB_INTERNAL_H
 #define SOFTHCA_LIB_INTERNAL_H
@@ -119,6 +123,16 @@ static inline struct shca_xrcd *to_shca_xrcd(struct ibv_xrcd *x)
 	return (struct shca_xrcd *)x;
 }
 
+struct shca_mr {
+	struct ibv_mr ibmr;
+	int dontfork;			/* its range counted in fork.c */
+};
+
+static inline struct shca_mr *to_shca_mr(struct ibv_mr *mr)
+{
+	return (struct shca_mr *)mr;
+}
+
 struct shca_ah {
 	struct ibv_ah ibah;
 	uint32_t ah_num;
@@ -156,6 +170,39 @@ static inline struct shca_context *to_shca_ctx(struct ibv_context *c)
 				       offsetof(struct shca_context, vctx.context));
 }
 
+/*
+ * Exported libibverbs calls that <infiniband/verbs.h> does not declare:
+ * the distribution declares them in headers it no longer installs
+ * (driver.h, marshall.h), yet programs and librdmacm call them.
+ */
+struct ibv_sa_path_rec;
+struct ib_user_path_rec;
+
+enum ibv_gid_type_sysfs {		/* as libibverbs numbers them */
+	IBV_GID_TYPE_SYSFS_IB_ROCE_V1,
+	IBV_GID_TYPE_SYSFS_ROCE_V2,
+};
+
+/* fork.c */
+int ibv_dontfork_range(void *base, size_t size);
+int ibv_dofork_range(void *base, size_t size);
+/* sysfs.c */
+const char *ibv_get_sysfs_path(void);
+int ibv_read_sysfs_file(const char *dir, const char *file, char *buf,
+			size_t size);
+/* misc.c */
+int ibv_query_gid_type(struct ibv_context *context, uint8_t port_num,
+		       unsigned int index, enum ibv_gid_type_sysfs *type);
+/* marshall.c: uverbs/ib_user_sa structs <-> verbs structs */
+void ibv_copy_ah_attr_from_kern(struct ibv_ah_attr *dst,
+				struct ib_uverbs_ah_attr *src);
+void ibv_copy_qp_attr_from_kern(struct ibv_qp_attr *dst,
+				struct ib_uverbs_qp_attr *src);
+void ibv_copy_path_rec_from_kern(struct ibv_sa_path_rec *dst,
+				 struct ib_user_path_rec *src);
+void ibv_copy_path_rec_to_kern(struct ib_user_path_rec *dst,
+			       struct ibv_sa_path_rec *src);
+
 /* sysfs.c */
 int shca_sysfs_read(const char *path, char *buf, size_t len);
 int shca_sysfs_read_int(const char *path, long *val);
@@ -165,6 +212,9 @@ int shca_sysfs_read_int(const char *path, long *val);
  * Returns 0 or an errno. */
 int shca_cmd(int fd, uint32_t command, void *req, size_t req_len,
 	     void *resp, size_t resp_len);
+/* An extended command: @req without response pointer, sizes in 8s. */
+int shca_cmd_ex(int fd, uint32_t command, const void *req, size_t req_len,
+		void *resp, size_t resp_len);
 /* A command without a response (the destroy/dealloc family). */
 int shca_cmd_noresp(int fd, uint32_t command, const void *req,
 		    size_t req_len);
@@ -220,8 +270,11 @@ struct ibv_xrcd *shca_open_xrcd(struct ibv_context *context,
 int shca_close_xrcd(struct ibv_xrcd *xrcd);
 uint32_t shca_ah_num(struct ibv_ah *ah);
 
-/* query.c: verbs_context.query_port */
+/* query.c: verbs_context.query_port, .query_device_ex */
 int shca_query_port_ex(struct ibv_context *context, uint8_t port_num,
 		       struct ibv_port_attr *attr, size_t attr_len);
+int shca_query_device_ex(struct ibv_context *context,
+			 const struct ibv_query_device_ex_input *input,
+			 struct ibv_device_attr_ex *attr, size_t attr_size);
 
 #endif

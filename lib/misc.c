@@ -15,17 +15,6 @@
 
 #include "internal.h"
 
-/* Copy-on-write of pinned pages is safe on every kernel softhca runs on. */
-SHCA_EXPORT int ibv_fork_init(void)
-{
-	return 0;
-}
-
-SHCA_EXPORT enum ibv_fork_status ibv_is_fork_initialized(void)
-{
-	return IBV_FORK_UNNEEDED;
-}
-
 /* The kernel index is not in sysfs; ibv_get_device_index(3): -1. */
 SHCA_EXPORT int ibv_get_device_index(struct ibv_device *device)
 {
@@ -60,6 +49,40 @@ static int shca_gid_type(struct ibv_context *context, uint32_t port,
 		*type = IBV_GID_TYPE_ROCE_V1;
 	else
 		*type = IBV_GID_TYPE_IB;
+	return 0;
+}
+
+/*
+ * The GID type as libibverbs' provider interface reports it (libmlx5 and
+ * the like call this): 0, or -1 with errno set.  A port without a
+ * gid_attrs/types entry (InfiniBand) has IB/RoCE v1 GIDs.
+ */
+SHCA_EXPORT int ibv_query_gid_type(struct ibv_context *context,
+				   uint8_t port_num, unsigned int index,
+				   enum ibv_gid_type_sysfs *type)
+{
+	char path[IBV_SYSFS_PATH_MAX + 64], buf[32];
+	int ret;
+
+	snprintf(path, sizeof(path), "%s/ports/%u/gid_attrs/types/%u",
+		 context->device->ibdev_path, port_num, index);
+	ret = shca_sysfs_read(path, buf, sizeof(buf));
+	if (ret == -EINVAL || ret == -ENOENT) {
+		*type = IBV_GID_TYPE_SYSFS_IB_ROCE_V1;
+		return 0;
+	}
+	if (ret < 0) {
+		errno = -ret;
+		return -1;
+	}
+	if (!strcmp(buf, "RoCE v2")) {
+		*type = IBV_GID_TYPE_SYSFS_ROCE_V2;
+	} else if (!strcmp(buf, "IB/RoCE v1")) {
+		*type = IBV_GID_TYPE_SYSFS_IB_ROCE_V1;
+	} else {
+		errno = EOPNOTSUPP;
+		return -1;
+	}
 	return 0;
 }
 

@@ -27,6 +27,7 @@ SHCA_EXPORT struct ibv_mr *ibv_reg_mr_iova2(struct ibv_pd *pd, void *addr,
 		.pd_handle = pd->handle,
 	};
 	struct ib_uverbs_reg_mr_resp resp;
+	struct shca_mr *smr;
 	struct ibv_mr *mr;
 	int err;
 
@@ -34,15 +35,24 @@ SHCA_EXPORT struct ibv_mr *ibv_reg_mr_iova2(struct ibv_pd *pd, void *addr,
 	access &= SHCA_ACCESS_KNOWN |
 		  (IBV_ACCESS_OPTIONAL_RANGE & IBV_ACCESS_RELAXED_ORDERING);
 	req.access_flags = access;
-	mr = calloc(1, sizeof(*mr));
-	if (!mr) {
+	smr = calloc(1, sizeof(*smr));
+	if (!smr) {
 		errno = ENOMEM;
+		return NULL;
+	}
+	mr = &smr->ibmr;
+	/* After ibv_fork_init(), a child must not share these pages (fork.c). */
+	smr->dontfork = !(access & IBV_ACCESS_ON_DEMAND);
+	if (smr->dontfork && ibv_dontfork_range(addr, length)) {
+		free(smr);
 		return NULL;
 	}
 	err = shca_cmd(pd->context->cmd_fd, IB_USER_VERBS_CMD_REG_MR,
 		       &req, sizeof(req), &resp, sizeof(resp));
 	if (err) {
-		free(mr);
+		if (smr->dontfork)
+			ibv_dofork_range(addr, length);
+		free(smr);
 		errno = err;
 		return NULL;
 	}
@@ -91,7 +101,8 @@ SHCA_EXPORT int ibv_rereg_mr(struct ibv_mr *mr, int flags, struct ibv_pd *pd,
 		.flags = (uint32_t)flags,
 	};
 	struct ib_uverbs_rereg_mr_resp resp;
-	int err;
+	struct shca_mr *smr = to_shca_mr(mr);
+	int err, new_dontfork;
 
 	/* ibv_rereg_mr(3): these are the flag-related errors. */
 	if (flags <= 0 || (flags & ~IBV_REREG_MR_FLAGS_SUPPORTED)) {
@@ -112,9 +123,19 @@ SHCA_EXPORT int ibv_rereg_mr(struct ibv_mr *mr, int flags, struct ibv_pd *pd,
 	if (flags & IBV_REREG_MR_CHANGE_ACCESS)
 		req.access_flags = (uint32_t)access;
 
+	/* The new range is kept from a child before the kernel uses it. */
+	new_dontfork = smr->dontfork;
+	if (flags & IBV_REREG_MR_CHANGE_ACCESS)
+		new_dontfork = !(access & IBV_ACCESS_ON_DEMAND);
+	if ((flags & IBV_REREG_MR_CHANGE_TRANSLATION) && new_dontfork &&
+	    ibv_dontfork_range(addr, length))
+		return IBV_REREG_MR_ERR_DONT_FORK_NEW;
+
 	err = shca_cmd(mr->context->cmd_fd, IB_USER_VERBS_CMD_REREG_MR,
 		       &req, sizeof(req), &resp, sizeof(resp));
 	if (err) {
+		if ((flags & IBV_REREG_MR_CHANGE_TRANSLATION) && new_dontfork)
+			ibv_dofork_range(addr, length);
 		errno = err;
 		/* The kernel changed nothing: the MR is as it was. */
 		return IBV_REREG_MR_ERR_CMD;
@@ -124,9 +145,18 @@ SHCA_EXPORT int ibv_rereg_mr(struct ibv_mr *mr, int flags, struct ibv_pd *pd,
 	if (flags & IBV_REREG_MR_CHANGE_PD)
 		mr->pd = pd;
 	if (flags & IBV_REREG_MR_CHANGE_TRANSLATION) {
+		if (smr->dontfork)
+			ibv_dofork_range(mr->addr, mr->length);
 		mr->addr = addr;
 		mr->length = length;
+	} else if (new_dontfork != smr->dontfork) {
+		/* Access changed to or from on-demand paging. */
+		if (new_dontfork)
+			ibv_dontfork_range(mr->addr, mr->length);
+		else
+			ibv_dofork_range(mr->addr, mr->length);
 	}
+	smr->dontfork = new_dontfork;
 	return 0;
 }
 
@@ -140,6 +170,8 @@ SHCA_EXPORT int ibv_dereg_mr(struct ibv_mr *mr)
 	err = shca_destroy_err(err);
 	if (err)
 		return err;
-	free(mr);
+	if (to_shca_mr(mr)->dontfork)
+		ibv_dofork_range(mr->addr, mr->length);
+	free(to_shca_mr(mr));
 	return 0;
 }
