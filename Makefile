@@ -53,6 +53,7 @@ DROPIN      := $(DROPIN_DIR)/libibverbs.so.1
 DROPIN_GEN  := $(B)/dropin
 DROPIN_SRCS := $(sort $(wildcard lib/dropin/*.c))
 DROPIN_PIC  := $(DROPIN_SRCS:%.c=$(B)/pic/%.o)
+DROPIN_TEST := $(if $(IBVERBS_SO),$(B)/selftests/dropin_query)
 
 TOOL_SRCS := tools/softhca/main.c tools/softhca/nl.c tools/softhca/show.c
 TOOL      := $(B)/bin/softhca
@@ -139,8 +140,14 @@ $(PERF_IBV): $(PERF_SRCS) tools/perf/perf.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -DPERF_LIB='"libibverbs"' -o $@ $(PERF_SRCS) -libverbs
 
-selftests: lib
+selftests: lib $(DROPIN_TEST)
 	$(MAKE) -C selftests B=$(CURDIR)/$(B)/selftests TOP=$(CURDIR)
+
+# selftests/dropin.sh's libibverbs program: built against the
+# distribution's libibverbs, run under softhca-run.
+$(DROPIN_TEST): selftests/dropin_query.c selftests/tap.h selftests/util.h selftests/smaps.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $< -libverbs -ldl
 
 kunit:
 	tools/kunit/run-kunit

@@ -27,6 +27,8 @@
 #include <rdma/ib_user_verbs.h>
 #include <rdma/ib_user_sa.h>
 
+#include "smaps.h"
+
 /* Exported by libibverbs, declared in headers it no longer installs. */
 int ibv_dontfork_range(void *base, size_t size);
 int ibv_dofork_range(void *base, size_t size);
@@ -225,31 +227,6 @@ static void test_marshall(void)
 	      "ibv_copy_path_rec_to_kern gives the kernel record back");
 }
 
-/* Whether the mapping holding @p is marked "do not copy" (VmFlags dc). */
-static int dontcopy(const void *p)
-{
-	char line[512];
-	unsigned long lo, hi, a = (unsigned long)p;
-	int in = 0, found = -1;
-	FILE *f = fopen("/proc/self/smaps", "r");
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2 &&
-		    strchr(line, '-') < strchr(line, ' ')) {
-			in = a >= lo && a < hi;
-			continue;
-		}
-		if (in && !strncmp(line, "VmFlags:", 8)) {
-			found = strstr(line, " dc") != NULL;
-			break;
-		}
-	}
-	fclose(f);
-	return found;
-}
-
 /* What a child sees at @p: 0 read fine, 1 killed by SIGSEGV. */
 static int child_faults(volatile const char *p)
 {
@@ -292,28 +269,28 @@ static void test_fork(void)
 	memset(buf, 1, 4 * ps);
 	/* Bytes in the middle of page 1 .. page 2 mark both whole pages. */
 	ret = ibv_dontfork_range(buf + ps + 100, (size_t)ps);
-	CHECK(ret == 0 && dontcopy(buf + ps) == 1 && dontcopy(buf + 2 * ps) == 1 &&
-	      dontcopy(buf) == 0 && dontcopy(buf + 3 * ps) == 0,
+	CHECK(ret == 0 && vma_dontcopy(buf + ps) == 1 && vma_dontcopy(buf + 2 * ps) == 1 &&
+	      vma_dontcopy(buf) == 0 && vma_dontcopy(buf + 3 * ps) == 0,
 	      "ibv_dontfork_range marks the pages the range touches, page aligned (%d: %d%d%d%d)",
-	      ret, dontcopy(buf), dontcopy(buf + ps), dontcopy(buf + 2 * ps),
-	      dontcopy(buf + 3 * ps));
+	      ret, vma_dontcopy(buf), vma_dontcopy(buf + ps), vma_dontcopy(buf + 2 * ps),
+	      vma_dontcopy(buf + 3 * ps));
 	CHECK(child_faults(buf + ps) == 1 && child_faults(buf) == 0,
 	      "a child has no mapping at the marked pages and keeps the others");
 	/* A second range over page 2 .. 3: page 2 now counted twice. */
 	ret = ibv_dontfork_range(buf + 2 * ps, 2 * (size_t)ps);
-	CHECK(ret == 0 && dontcopy(buf + 3 * ps) == 1,
+	CHECK(ret == 0 && vma_dontcopy(buf + 3 * ps) == 1,
 	      "an overlapping range marks its new page (%d)", ret);
 	ret = ibv_dofork_range(buf + ps + 100, (size_t)ps);
-	CHECK(ret == 0 && dontcopy(buf + ps) == 0 && dontcopy(buf + 2 * ps) == 1 &&
-	      dontcopy(buf + 3 * ps) == 1,
+	CHECK(ret == 0 && vma_dontcopy(buf + ps) == 0 && vma_dontcopy(buf + 2 * ps) == 1 &&
+	      vma_dontcopy(buf + 3 * ps) == 1,
 	      "ibv_dofork_range releases only the pages no other range holds (%d: %d%d%d)",
-	      ret, dontcopy(buf + ps), dontcopy(buf + 2 * ps), dontcopy(buf + 3 * ps));
+	      ret, vma_dontcopy(buf + ps), vma_dontcopy(buf + 2 * ps), vma_dontcopy(buf + 3 * ps));
 	ret = ibv_dofork_range(buf + 2 * ps, 2 * (size_t)ps);
-	CHECK(ret == 0 && dontcopy(buf + 2 * ps) == 0 && dontcopy(buf + 3 * ps) == 0 &&
+	CHECK(ret == 0 && vma_dontcopy(buf + 2 * ps) == 0 && vma_dontcopy(buf + 3 * ps) == 0 &&
 	      child_faults(buf + 2 * ps) == 0,
 	      "the last release gives the pages back to a child (%d)", ret);
 	ret = ibv_dofork_range(buf, (size_t)ps);
-	CHECK(ret == 0 && dontcopy(buf) == 0,
+	CHECK(ret == 0 && vma_dontcopy(buf) == 0,
 	      "releasing a range never marked does nothing (%d)", ret);
 	munmap(buf, 4 * ps);
 	/* Unmapped memory cannot be marked; the table stays as it was. */
