@@ -452,6 +452,180 @@ TEST(rc_errors)
 	pair_free(&p);
 }
 
+/*
+ * A message sent before its peer reached RTR is not lost and does not
+ * fail: nobody answers it, so it is sent again after the local ACK
+ * timeout (timeout 14: 67 ms) until the peer is ready, as on a fabric.
+ * Programs that connect one side after the other (the XRC ping-pong's
+ * server sends the moment its own side is up) depend on it.  A peer
+ * that never comes ends the WQE in RETRY_EXC_ERR, and not before the
+ * retry_cnt (7) timeouts have passed.
+ */
+TEST(rc_peer_not_ready_yet)
+{
+	struct ibv_qp_init_attr ia = {
+		.send_cq = A.cq, .recv_cq = A.cq, .qp_type = IBV_QPT_RC,
+		.cap = { .max_send_wr = 16, .max_recv_wr = 16,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+	struct timespec t0;
+	struct ibv_wc wc;
+	struct pair p = {};
+	double dt;
+
+	p.a = ibv_create_qp(A.pd, &ia);
+	ia.send_cq = B.cq;
+	ia.recv_cq = B.cq;
+	p.b = ibv_create_qp(B.pd, &ia);
+	REQUIRE(p.a && p.b, "QPs");
+	REQUIRE(!qp_connect(p.a, &B, p.b->qp_num, &RC_OPTS, 0), "a to RTS");
+	fill(A.buf, 64, 11);
+	memset(B.buf, 0, 64);
+	REQUIRE(!post1(&p, IBV_WR_SEND, 1, 0, 64, 0, 0), "send to b in RESET");
+	usleep(150000);
+	if (ibv_poll_cq(A.cq, 1, &wc))
+		CHECK(0, "a completion while b is not ready: id %llu %s",
+		      (unsigned long long)wc.wr_id,
+		      ibv_wc_status_str(wc.status));
+	REQUIRE(!qp_connect(p.b, &A, p.a->qp_num, &RC_OPTS, RC_OPTS.access),
+		"b to RTS");
+	REQUIRE(!post_recv(&p, 2, 0, 64), "recv");
+	REQUIRE(wait_wc(A.cq, &wc), "send wc");
+	CHECK(wc.wr_id == 1 && wc.status == IBV_WC_SUCCESS,
+	      "send to a late peer: %s", ibv_wc_status_str(wc.status));
+	REQUIRE(wait_wc(B.cq, &wc), "recv wc");
+	CHECK(wc.wr_id == 2 && wc.status == IBV_WC_SUCCESS &&
+	      wc.byte_len == 64 && !memcmp(A.buf, B.buf, 64),
+	      "received: %s, %u bytes", ibv_wc_status_str(wc.status),
+	      wc.byte_len);
+	CHECK(!ibv_destroy_qp(p.b), "destroy b");
+	p.b = NULL;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	REQUIRE(!post1(&p, IBV_WR_SEND, 3, 0, 64, 0, 0), "send to nobody");
+	REQUIRE(wait_wc(A.cq, &wc), "wc");
+	dt = secs_since(&t0);
+	CHECK(wc.wr_id == 3 && wc.status == IBV_WC_RETRY_EXC_ERR,
+	      "send to a destroyed peer: %s", ibv_wc_status_str(wc.status));
+	CHECK(dt >= 7 * 0.067, "RETRY_EXC_ERR after %.3f s: before 7 timeouts",
+	      dt);
+	printf("# RETRY_EXC_ERR after %.3f s (timeout 14, retry_cnt 7)\n", dt);
+	pair_free(&p);
+}
+
+/* One completion on @cq within @secs seconds. */
+static int wait_wc_secs(struct ibv_cq *cq, struct ibv_wc *wc, double secs)
+{
+	struct timespec t0;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while (secs_since(&t0) < secs)
+		if (ibv_poll_cq(cq, 1, wc))
+			return 1;
+	return 0;
+}
+
+/*
+ * Keeps the poller busy beside a test: RDMA WRITEs on a QP pair of its
+ * own (own CQ), until *stop.  A poller with other work adopts a QP the
+ * moment a timer kicks it, instead of first waking up.
+ */
+struct busy_pair {
+	volatile int stop;
+	long writes;
+	int err;
+};
+
+static void *busy_pair_fn(void *arg)
+{
+	struct busy_pair *bp = arg;
+	struct ibv_cq *cq = ibv_create_cq(A.ctx, 64, NULL, NULL, 0);
+	struct ibv_cq *bcq = ibv_create_cq(B.ctx, 64, NULL, NULL, 0);
+	struct ibv_qp_init_attr ia = {
+		.send_cq = cq, .recv_cq = cq, .qp_type = IBV_QPT_RC,
+		.cap = { .max_send_wr = 64, .max_recv_wr = 1,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+	struct ibv_qp *a = NULL, *b = NULL;
+	struct ibv_sge sge = { (uintptr_t)A.buf + (2 << 20), 64, A.mr->lkey };
+	struct ibv_send_wr wr = {
+		.sg_list = &sge, .num_sge = 1, .opcode = IBV_WR_RDMA_WRITE,
+		.send_flags = IBV_SEND_SIGNALED,
+		.wr.rdma = { (uintptr_t)B.buf + (2 << 20), B.mr->rkey },
+	}, *bad;
+	struct ibv_wc wc;
+
+	bp->err = 1;
+	if (!cq || !bcq)
+		goto out;
+	a = ibv_create_qp(A.pd, &ia);
+	ia.send_cq = bcq;
+	ia.recv_cq = bcq;
+	b = ibv_create_qp(B.pd, &ia);
+	if (a && b && !qp_connect(a, &B, b->qp_num, &RC_OPTS, 0) &&
+	    !qp_connect(b, &A, a->qp_num, &RC_OPTS, RC_OPTS.access)) {
+		bp->err = 0;
+		while (!bp->stop && !bp->err) {
+			if (ibv_post_send(a, &wr, &bad) ||
+			    !wait_wc_secs(cq, &wc, 5) || wc.status)
+				bp->err = 1;
+			bp->writes++;
+		}
+	}
+	if (a)
+		ibv_destroy_qp(a);
+	if (b)
+		ibv_destroy_qp(b);
+out:
+	if (cq)
+		ibv_destroy_cq(cq);
+	if (bcq)
+		ibv_destroy_cq(bcq);
+	return NULL;
+}
+
+/*
+ * RNR waits end, however the retry timer's expiry falls against the
+ * poller's passes: a send meets an empty receive queue (min_rnr_timer
+ * 12: 0.64 ms), the receive comes a random 0..2 ms later, many times,
+ * while another QP keeps the poller busy.  Every send must complete;
+ * one that waits for ever is a kick the poller lost.
+ */
+TEST(rnr_waits_end)
+{
+	struct busy_pair bp = {};
+	struct opts o = RC_OPTS;
+	struct ibv_wc wc;
+	struct pair p;
+	pthread_t th;
+	int i, n = 300, lost = 0;
+
+	if (getenv("RNR_ROUNDS"))
+		n = atoi(getenv("RNR_ROUNDS"));
+	o.min_rnr_timer = 12;
+	REQUIRE(!pair_make(&p, IBV_QPT_RC, &o), "pair");
+	REQUIRE(!pthread_create(&th, NULL, busy_pair_fn, &bp), "thread");
+	srand(7);
+	for (i = 0; i < n && !lost && !tap_failed_now; i++) {
+		CHECK(!post1(&p, IBV_WR_SEND, i, 0, 32, 0, 0), "send %d", i);
+		usleep(rand() % 2000);
+		CHECK(!post_recv(&p, i, 0, 64), "recv %d", i);
+		if (!wait_wc_secs(A.cq, &wc, 5) || !wait_wc_secs(B.cq, &wc, 5)) {
+			printf("# send %d: no completion in 5 s\n", i);
+			lost = 1;
+			break;
+		}
+		CHECK(wc.status == IBV_WC_SUCCESS && wc.wr_id == (uint64_t)i,
+		      "recv %d: %s", i, ibv_wc_status_str(wc.status));
+	}
+	bp.stop = 1;
+	pthread_join(th, NULL);
+	CHECK(!lost, "an RNR wait that never ended (after %d sends)", i);
+	CHECK(!bp.err, "the busy pair's writes (%ld done)", bp.writes);
+	printf("# %d RNR waits ended, %ld writes beside them\n", i, bp.writes);
+	pair_free(&p);
+}
+
 /* Solicited-only arming fires for a solicited message only. */
 TEST(completion_events)
 {

@@ -1,8 +1,11 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
 # XRC (xrc.c, TAP): on one device, then initiators on sh0 and receive QPs
-# and SRQs on sh1; afterwards no QP, SRQ or XRC domain is left behind by
-# the processes that exited, were killed or unregistered.
+# and SRQs on sh1; the XRC ping-pong between processes, a server for two
+# clients, many rounds on a busy CPU (xsrq.c, TAP), with the module's
+# default parameters, on one device and across two; afterwards no QP,
+# SRQ or XRC domain is left behind by the processes that exited, were
+# killed or unregistered.
 . "$(dirname "$0")/lib.sh"
 
 modprobe -r softhca 2>/dev/null
@@ -11,6 +14,8 @@ softhca_on_veth 2
 SOFTHCA_DEV=sh0 "$SELFTESTS/xrc"
 rc=$?
 SOFTHCA_DEV=sh0 SOFTHCA_DEV2=sh1 "$SELFTESTS/xrc" || rc=1
+SOFTHCA_DEV=sh0 "$SELFTESTS/xsrq" || rc=1
+SOFTHCA_DEV=sh0 SOFTHCA_DEV2=sh1 XSRQ_ROUNDS=6 "$SELFTESTS/xsrq" || rc=1
 # Nothing leaked: every object count of both devices is back to zero.
 left=$(rdma resource show 2>/dev/null | grep -E '^[0-9]+: sh[01]' |
 	grep -oE '(qp|cq|pd|mr|srq) [1-9][0-9]*' | tr '\n' ' ')

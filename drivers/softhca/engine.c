@@ -24,7 +24,7 @@
  *    library's full barrier between publishing prod and reading flags
  *    (lib/qp_post.c): either the library sees NEED_WAKEUP and rings, or
  *    the poller sees the new prod and keeps the QP.  A poller with no
- *    QPs sleeps until a doorbell or an RNR timer hands it one.
+ *    QPs sleeps until a doorbell or a retry timer hands it one.
  *
  * Sharing the CPU: a poller that spins while another task wants its CPU
  * would slow that task down, and a process spinning on its CQ for work
@@ -47,6 +47,14 @@
  * membership holds a QP reference; destroy_qp marks the QP dying, which
  * makes the poller drop it on its next pass, and waits for the
  * references.
+ *
+ * No kick is lost.  A kick (a doorbell's hand-over, the end of a retry
+ * wait) that finds the QP already on the private list sets
+ * qp->poll_kicked, and the poller does not give back a kicked QP: it
+ * looks at it once more.  Without that, a retry timer expiring between
+ * the pass that found the QP waiting and that pass's release would
+ * leave the QP waiting for a kick that had already come and gone: a WQE
+ * that never runs again, and a process spinning on its CQ for ever.
  */
 #include <linux/kthread.h>
 #include <linux/sched.h>
@@ -82,6 +90,9 @@ void softhca_engine_kick(struct softhca_qp *qp)
 		qp->poll_state = SOFTHCA_POLL_QUEUED;
 		list_add_tail(&qp->poll_node, &p->queue);
 		wake = p->sleeping;
+	} else if (qp->poll_state == SOFTHCA_POLL_ACTIVE) {
+		/* Watched: the poller looks once more before a release. */
+		qp->poll_kicked = true;
 	}
 	spin_unlock_irqrestore(&p->lock, flags);
 	if (wake)
@@ -205,8 +216,10 @@ static void softhca_poller_adopt(struct softhca_poller *p)
 		return;
 	spin_lock_irq(&p->lock);
 	list_splice_init(&p->queue, &fresh);
-	list_for_each_entry(qp, &fresh, poll_node)
+	list_for_each_entry(qp, &fresh, poll_node) {
 		qp->poll_state = SOFTHCA_POLL_ACTIVE;
+		qp->poll_kicked = false;	/* this pass looks at it */
+	}
 	spin_unlock_irq(&p->lock);
 
 	list_for_each_entry(qp, &fresh, poll_node) {
@@ -231,12 +244,14 @@ static void softhca_poller_drop(struct softhca_poller *p,
 }
 
 /*
- * Give a QP back to the doorbell, unless work raced in.  Return: true if
- * it was given back.
+ * Give a QP back to the doorbell, unless work raced in or it was kicked
+ * since this pass looked at it.  Return: true if it was given back.
  */
 static bool softhca_poller_release(struct softhca_poller *p,
 				   struct softhca_qp *qp)
 {
+	bool kicked;
+
 	if (qp->sq.ring.entries) {
 		atomic_or(SOFTHCA_WQ_F_NEED_WAKEUP,
 			  softhca_wq_flags(&qp->sq.ring));
@@ -245,14 +260,33 @@ static bool softhca_poller_release(struct softhca_poller *p,
 		 * store of prod and its load of flags.
 		 */
 		smp_mb__after_atomic();
-		if (softhca_req_pending(qp)) {
-			atomic_andnot(SOFTHCA_WQ_F_NEED_WAKEUP,
-				      softhca_wq_flags(&qp->sq.ring));
-			return false;
-		}
+		if (softhca_req_pending(qp))
+			goto keep;
 	}
-	softhca_poller_drop(p, qp);
+	/*
+	 * Decided under the lock a kick takes: a kick before this point
+	 * keeps the QP, a kick after it finds the QP idle and queues it.
+	 */
+	spin_lock_irq(&p->lock);
+	kicked = qp->poll_kicked;
+	qp->poll_kicked = false;
+	if (!kicked) {
+		list_del_init(&qp->poll_node);
+		qp->poll_state = SOFTHCA_POLL_IDLE;
+	}
+	spin_unlock_irq(&p->lock);
+	if (kicked)
+		goto keep;
+	/* Lookups cached by our runs must not outlive our watch (req.c). */
+	softhca_req_cache_drop(&qp->req.cache);
+	softhca_qp_put(qp);
 	return true;
+
+keep:
+	if (qp->sq.ring.entries)
+		atomic_andnot(SOFTHCA_WQ_F_NEED_WAKEUP,
+			      softhca_wq_flags(&qp->sq.ring));
+	return false;
 }
 
 /* One pass over the watched QPs. Return: steps that made progress. */
@@ -271,11 +305,11 @@ static int softhca_poller_pass(struct softhca_poller *p, u64 now)
 			softhca_req_cache_drop(&qp->req.cache);
 		/*
 		 * A lockless look first: most passes find nothing.  A QP
-		 * in an RNR wait is not "pending" but must be run: only
+		 * in a retry wait is not "pending" but must be run: only
 		 * softhca_req_run() ends the wait once its time has come
-		 * (the RNR timer kicks the QP here for that).
+		 * (the retry timer kicks the QP here for that).
 		 */
-		n = softhca_req_pending(qp) || READ_ONCE(qp->req.rnr_wait) ?
+		n = softhca_req_pending(qp) || READ_ONCE(qp->req.retry_wait) ?
 		    softhca_req_run(qp, softhca_engine.qp_budget,
 				    &qp->req.cache) : 0;
 		if (n) {
@@ -291,8 +325,8 @@ static int softhca_poller_pass(struct softhca_poller *p, u64 now)
 			softhca_poller_release(p, qp);
 		} else if (n) {
 			continue;
-		} else if (READ_ONCE(qp->req.rnr_wait)) {
-			/* An RNR wait ends by its timer, which kicks. */
+		} else if (READ_ONCE(qp->req.retry_wait)) {
+			/* A retry wait ends by its timer, which kicks. */
 			softhca_poller_release(p, qp);
 		} else if (p->spun - qp->last_work >=
 			   softhca_engine_idle_ns(qp)) {

@@ -50,7 +50,11 @@ enum softhca_ack {
 	SOFTHCA_NAK_INV,	/* invalid request: REM_INV_REQ_ERR */
 	SOFTHCA_NAK_ACCESS,	/* remote access error: REM_ACCESS_ERR */
 	SOFTHCA_NAK_OP,		/* remote operational error: REM_OP_ERR */
-	SOFTHCA_NO_PEER,	/* nobody answers: RETRY_EXC_ERR */
+	SOFTHCA_NO_PEER,	/* nobody answers (the packet would be
+				 * dropped): RC/XRC send it again after
+				 * the local ACK timeout, retry_cnt times,
+				 * then RETRY_EXC_ERR
+				 */
 	SOFTHCA_BUSY,		/* XRC: the receiver is taking another
 				 * sender's message: send again later
 				 */
@@ -148,7 +152,7 @@ u32 softhca_rnr_timer_ns(u8 min_rnr_timer);
 int softhca_req_run(struct softhca_qp *qp, u32 budget,
 		    struct softhca_req_cache *cache);
 void softhca_req_cache_drop(struct softhca_req_cache *cache);
-void softhca_req_rnr_timer(struct timer_list *t);
+enum hrtimer_restart softhca_req_retry_timer(struct hrtimer *t);
 
 /*
  * Inline, from req.c: each poller pass asks both of every watched QP.
@@ -176,7 +180,7 @@ softhca_req_cache_stale(const struct softhca_req_cache *cache)
 /*
  * Is there work the poller could do now?  A lockless look (the caller
  * re-checks after publishing NEED_WAKEUP): a WQE in progress that is not
- * waiting for its RNR timer, or WQEs posted beyond the consumer index.
+ * waiting for its retry timer, or WQEs posted beyond the consumer index.
  */
 static inline bool softhca_req_pending(struct softhca_qp *qp)
 {
@@ -185,7 +189,7 @@ static inline bool softhca_req_pending(struct softhca_qp *qp)
 	if (!qp->sq.ring.entries)
 		return false;
 	if (READ_ONCE(qp->req.busy))
-		return !READ_ONCE(qp->req.rnr_wait);
+		return !READ_ONCE(qp->req.retry_wait);
 	return READ_ONCE(hdr->prod) != READ_ONCE(qp->sq.cons) &&
 	       READ_ONCE(qp->state) == IB_QPS_RTS;
 }

@@ -182,7 +182,8 @@ static void softhca_qp_init_engine(struct softhca_dev *sdev,
 	INIT_LIST_HEAD(&qp->poll_node);
 	qp->poll_state = 0;
 	spin_lock_init(&qp->resp.lock);
-	timer_setup(&qp->rnr_timer, softhca_req_rnr_timer, 0);
+	hrtimer_init(&qp->retry_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
+	qp->retry_timer.function = softhca_req_retry_timer;
 	qp->req.ud_max = ib_mtu_enum_to_int(softhca_mtu_from_netdev(READ_ONCE(ndev->mtu)));
 	if (qp->sq.ring.entries)
 		atomic_set(softhca_wq_flags(&qp->sq.ring),
@@ -290,7 +291,7 @@ int softhca_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	softhca_engine_detach(qp);
 	softhca_qp_put(qp);
 	wait_for_completion(&qp->released);
-	del_timer_sync(&qp->rnr_timer);
+	hrtimer_cancel(&qp->retry_timer);
 	softhca_req_cache_drop(&qp->req.cache);	/* the poller let go */
 	softhca_qp_free_engine(qp);
 	softhca_qp_free_rings(qp);

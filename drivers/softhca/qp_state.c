@@ -197,7 +197,7 @@ static bool softhca_wq_flush(struct softhca_qp *qp, struct softhca_wq *wq,
 	if (send && qp->req.busy) {
 		busy = true;
 		qp->req.busy = false;
-		qp->req.rnr_wait = false;
+		qp->req.retry_wait = false;
 		qp->req.drain_notify = false;
 	}
 	for (i = 0; i < n; i++) {
@@ -306,7 +306,7 @@ static void softhca_qp_reset(struct softhca_qp *qp)
 	softhca_wq_reset(&qp->rq, 0);
 	spin_lock_bh(&qp->sq.lock);
 	qp->req.busy = false;
-	qp->req.rnr_wait = false;
+	qp->req.retry_wait = false;
 	qp->req.drain_notify = false;
 	spin_unlock_bh(&qp->sq.lock);
 	spin_lock_bh(&qp->resp.lock);

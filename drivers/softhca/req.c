@@ -14,10 +14,24 @@
  * 1 GiB RDMA WRITE takes many visits and other QPs run in between; the
  * progress (bytes done) is kernel-private in qp->req.  Each chunk goes
  * to the responder through the transport (loopback.c), which answers
- * like a RoCE responder: ACK, RNR NAK, or a NAK that ends the WQE in
- * error.  WQEs retire in order: the consumer index the process sees
+ * like a RoCE responder: ACK, RNR NAK, a NAK that ends the WQE in error,
+ * or nothing at all.  WQEs retire in order: the consumer index the process sees
  * moves past a WQE when it is complete, signaled or not, and only
  * signaled WQEs and errors produce a CQE.
+ *
+ * Retries.  An RNR NAK, and on RC and XRC a message nobody answered for
+ * (no such QP, or one not ready to receive: not yet at RTR, or connected
+ * elsewhere; on a fabric the packet would be dropped), leave the WQE in
+ * place and the QP in a retry wait: after the responder's RNR timer, or
+ * the local ACK timeout (4.096 us << timeout), the same chunk is sent
+ * again, until rnr_retry or retry_cnt retries were spent
+ * (RNR_RETRY_EXC_ERR, RETRY_EXC_ERR).  So a sender that starts before
+ * its peer reached RTR, as programs that connect one side after the
+ * other do, sees its message arrive once the peer is ready, as on any
+ * HCA.  The wait is an hrtimer (never early, so the run it triggers
+ * finds the wait over); its expiry hands the QP to the poller, which
+ * may be watching the QP at that moment: engine.c keeps such a kick
+ * from being lost.
  *
  * FENCE needs no wait here: a WQE starts only after every earlier one
  * has completed (RDMA READs and atomics included), which is what a
@@ -37,7 +51,7 @@
  * carried out after sq.lock is dropped: the flush takes the queue locks
  * itself, and the responder may be this very QP.
  */
-#include <linux/timer.h>
+#include <linux/hrtimer.h>
 #include <rdma/ib_verbs.h>
 
 #include "engine.h"
@@ -133,8 +147,9 @@ static int softhca_req_take(struct softhca_qp *qp, struct softhca_req_out *out)
 			 qp->sq.ring.stride);
 	qp->req.busy = true;
 	qp->req.done = 0;
-	qp->req.rnr_wait = false;
+	qp->req.retry_wait = false;
 	qp->req.rnr_left = qp->attr.rnr_retry;
+	qp->req.retry_left = qp->attr.retry_cnt;
 	err = softhca_send_wqe_check(qp->req.wqe, &b, &qp->req.len);
 	if (!err && (qp->ibqp.qp_type == IB_QPT_UD ||
 		     qp->ibqp.qp_type == IB_QPT_GSI) &&
@@ -186,22 +201,54 @@ static u8 softhca_nak_status(enum softhca_ack ack)
 	}
 }
 
+/* Send the current chunk again in @wait_ns (retry_timer ends the wait). */
+static void softhca_req_wait(struct softhca_qp *qp, u64 wait_ns)
+{
+	qp->req.retry_wait = true;
+	qp->req.retry_until = ktime_get_ns() + wait_ns;
+	if (!READ_ONCE(qp->dying))
+		hrtimer_start(&qp->retry_timer, ns_to_ktime(wait_ns),
+			      HRTIMER_MODE_REL);
+}
+
 /* An RNR NAK: wait the responder's timer, or give up. */
 static void softhca_req_rnr(struct softhca_qp *qp, u8 min_rnr_timer,
 			    struct softhca_req_out *out)
 {
-	u64 wait = softhca_rnr_timer_ns(min_rnr_timer);
-
 	if (!qp->req.rnr_left) {
 		softhca_req_retire(qp, IB_WC_RNR_RETRY_EXC_ERR, out);
 		return;
 	}
 	if (qp->req.rnr_left != 7)	/* 7 means retry forever */
 		qp->req.rnr_left--;
-	qp->req.rnr_wait = true;
-	qp->req.rnr_until = ktime_get_ns() + wait;
-	if (!READ_ONCE(qp->dying))
-		mod_timer(&qp->rnr_timer, jiffies + nsecs_to_jiffies(wait) + 1);
+	softhca_req_wait(qp, softhca_rnr_timer_ns(min_rnr_timer));
+}
+
+/*
+ * The local ACK timeout, 4.096 us << timeout (IBA 9.7.6.1.3).  A timeout
+ * of 0 means "wait forever": there, the chunk is sent again as often as
+ * with timeout 14 (67 ms), without a limit.
+ */
+#define SOFTHCA_TIMEOUT_FOREVER	14
+
+static u64 softhca_ack_timeout_ns(u8 timeout)
+{
+	return 4096ULL << (timeout ?: SOFTHCA_TIMEOUT_FOREVER);
+}
+
+/* Nobody answered: wait the local ACK timeout and send again, or give up. */
+static void softhca_req_no_answer(struct softhca_qp *qp,
+				  struct softhca_req_out *out)
+{
+	u8 timeout = qp->attr.timeout;
+
+	if (timeout && !qp->req.retry_left) {
+		softhca_req_retire(qp, IB_WC_RETRY_EXC_ERR, out);
+		return;
+	}
+	if (timeout)
+		qp->req.retry_left--;
+	softhca_req_wait(qp, softhca_ack_timeout_ns(timeout));
 }
 
 /*
@@ -228,14 +275,17 @@ static int softhca_req_chunk(struct softhca_qp *qp, struct softhca_req_out *out)
 	int err;
 
 	err = softhca_dest_get(qp, w, dest);
-	if (err) {
+	if (err == -ENOENT) {
 		/* UC and UD: a message nobody takes is lost, not failed. */
-		if (err == -ENOENT && !softhca_qpt_reliable(qp->ibqp.qp_type)) {
+		if (!softhca_qpt_reliable(qp->ibqp.qp_type)) {
 			softhca_req_retire(qp, IB_WC_SUCCESS, out);
 			return 1;
 		}
-		softhca_req_retire(qp, err == -ENOENT ? IB_WC_RETRY_EXC_ERR :
-				   IB_WC_LOC_QP_OP_ERR, out);
+		softhca_req_no_answer(qp, out);
+		return 0;
+	}
+	if (err) {
+		softhca_req_retire(qp, IB_WC_LOC_QP_OP_ERR, out);
 		return 0;
 	}
 	if (softhca_req_local(qp, &nseg, &out->cache->lmr)) {
@@ -278,11 +328,15 @@ static int softhca_req_chunk(struct softhca_qp *qp, struct softhca_req_out *out)
 	case SOFTHCA_ACK:
 		qp->req.done += chunk;
 		qp->req.rnr_left = qp->attr.rnr_retry;
+		qp->req.retry_left = qp->attr.retry_cnt;
 		if (msg.last)
 			softhca_req_retire(qp, IB_WC_SUCCESS, out);
 		return max(1U, DIV_ROUND_UP(chunk, SOFTHCA_STEP_BYTES));
 	case SOFTHCA_RNR:
 		softhca_req_rnr(qp, rnr_timer, out);
+		return 0;
+	case SOFTHCA_NO_PEER:
+		softhca_req_no_answer(qp, out);
 		return 0;
 	case SOFTHCA_BUSY:
 		return 0;	/* unchanged: the next visit sends it again */
@@ -340,10 +394,10 @@ int softhca_req_run(struct softhca_qp *qp, u32 budget,
 		if (!qp->req.busy) {
 			if (!softhca_req_take(qp, &out))
 				break;
-		} else if (qp->req.rnr_wait) {
-			if (ktime_get_ns() < qp->req.rnr_until)
+		} else if (qp->req.retry_wait) {
+			if (ktime_get_ns() < qp->req.retry_until)
 				break;
-			qp->req.rnr_wait = false;
+			qp->req.retry_wait = false;
 		} else if (READ_ONCE(qp->state) != IB_QPS_RTS &&
 			   READ_ONCE(qp->state) != IB_QPS_SQD) {
 			break;
@@ -359,10 +413,18 @@ int softhca_req_run(struct softhca_qp *qp, u32 budget,
 	return work;
 }
 
-/* The RNR timer expired: hand the QP to its poller. */
-void softhca_req_rnr_timer(struct timer_list *t)
+/**
+ * softhca_req_retry_timer - a retry wait is over: hand the QP to its poller
+ * @t: the QP's retry_timer
+ *
+ * Context: hard IRQ (softhca_engine_kick() is IRQ-safe).  destroy_qp
+ * cancels the timer after the QP is marked dying (a kick then does
+ * nothing) and before the QP is freed.
+ */
+enum hrtimer_restart softhca_req_retry_timer(struct hrtimer *t)
 {
-	struct softhca_qp *qp = from_timer(qp, t, rnr_timer);
+	struct softhca_qp *qp = container_of(t, struct softhca_qp, retry_timer);
 
 	softhca_engine_kick(qp);
+	return HRTIMER_NORESTART;
 }

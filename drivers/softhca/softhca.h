@@ -36,7 +36,7 @@
 #include <linux/completion.h>
 #include <linux/list.h>
 #include <linux/refcount.h>
-#include <linux/timer.h>
+#include <linux/hrtimer.h>
 #include <linux/mutex.h>
 #include <linux/netdevice.h>
 #include <linux/spinlock.h>
@@ -284,8 +284,12 @@ struct softhca_req_cache {
  * @len: its message length
  * @done: bytes of it acknowledged so far
  * @busy: @wqe is taken and not retired
- * @rnr_wait: waiting until @rnr_until (ktime ns) after an RNR NAK
+ * @retry_wait: the current WQE waits until @retry_until (ktime ns) to
+ *	send its next chunk again: after an RNR NAK, or when nobody
+ *	answered (the local ACK timeout); qp->retry_timer ends the wait
  * @rnr_left: RNR retries left (7: no limit)
+ * @retry_left: retries left when nobody answers (retry_cnt; a timeout
+ *	of 0 means no limit)
  * @drain_notify: raise SQ_DRAINED when the WQE in flight retires
  * @ud_max: largest UD message (the port MTU when the QP was created)
  * @cache: lookups the QP's poller keeps between its runs (req.c)
@@ -295,11 +299,12 @@ struct softhca_req {
 	struct softhca_seg *segs;
 	u64 len;
 	u64 done;
-	u64 rnr_until;
+	u64 retry_until;
 	bool busy;
-	bool rnr_wait;
+	bool retry_wait;
 	bool drain_notify;
 	u8 rnr_left;
+	u8 retry_left;
 	u32 ud_max;
 	struct softhca_req_cache cache;
 };
@@ -346,13 +351,15 @@ struct softhca_resp {
  *	on this host), from the path given at RTR
  * @poller: the poller thread that watches it when asked (engine.c)
  * @poll_node, @poll_state: its place with the poller (poller->lock)
+ * @poll_kicked: kicked while the poller watched it: the poller must
+ *	look at it once more before giving it back (poller->lock)
  * @last_work: when the poller last found work on it (poller->spun)
  * @idle_shift: the poller keeps watching it poll_idle_us << @idle_shift
  *	without work (engine.c: adaptive; written by doorbells only)
  * @idle_released: when the poller last gave it back for being idle, 0
  *	if its last release had another reason (written by the poller)
  * @req, @resp: requester and responder state
- * @rnr_timer: ends an RNR wait
+ * @retry_timer: ends a retry wait (req.c)
  */
 struct softhca_qp {
 	struct ib_qp ibqp;
@@ -372,12 +379,13 @@ struct softhca_qp {
 	struct softhca_poller *poller;
 	struct list_head poll_node;
 	int poll_state;
+	bool poll_kicked;
 	u64 last_work;
 	unsigned int idle_shift;
 	u64 idle_released;
 	struct softhca_req req;
 	struct softhca_resp resp;
-	struct timer_list rnr_timer;
+	struct hrtimer retry_timer;
 };
 
 static inline struct softhca_qp *to_sqp(struct ib_qp *ibqp)
