@@ -9,7 +9,9 @@ export REPO=$(cd "$dir/.." && pwd)
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 
-tests=${*:-module.sh link.sh port.sh verbs.sh cycles.sh objects.sh objects_life.sh datapath.sh xrc.sh kill.sh perf.sh}
+# SOFTHCA_SUITE=debug (the sanitizer tier's kernel, tools/vm/run-guest
+# with SOFTHCA_VM_KERNEL=debug): the same tests; KUnit runs in kunit.sh.
+tests=${*:-kunit.sh module.sh link.sh port.sh verbs.sh cycles.sh objects.sh objects_life.sh datapath.sh xrc.sh kill.sh perf.sh dropin.sh}
 passed=0 failed=0 skipped=0
 echo
 for t in $tests; do
