@@ -64,6 +64,9 @@ static int softhca_qp_check_init(const struct ib_qp_init_attr *init,
 	return 0;
 }
 
+struct lock_class_key softhca_sq_lock_key;
+struct lock_class_key softhca_rq_lock_key;
+
 /* Allocate the rings and write the real capacities back into @cap. */
 static int softhca_qp_alloc_rings(struct softhca_qp *qp,
 				  struct ib_qp_init_attr *init,
@@ -73,8 +76,8 @@ static int softhca_qp_alloc_rings(struct softhca_qp *qp,
 	u32 stride, entries;
 	int err;
 
-	softhca_wq_init(&qp->sq);
-	softhca_wq_init(&qp->rq);
+	softhca_wq_init(&qp->sq, &softhca_sq_lock_key);
+	softhca_wq_init(&qp->rq, &softhca_rq_lock_key);
 
 	if (softhca_qp_has_sq(init->qp_type)) {
 		entries = roundup_pow_of_two(max(cap->max_send_wr, 1U));

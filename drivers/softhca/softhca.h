@@ -242,10 +242,23 @@ struct softhca_wq {
 	spinlock_t lock;	/* see above */
 };
 
+/*
+ * Lock classes of the queue locks.  One spin_lock_init() site would put
+ * every queue lock in one lockdep class, and the data path nests a
+ * sender's send queue lock around its receiver's receive queue lock:
+ * lockdep would call that recursive locking.  Send queues, receive
+ * queues and SRQs are three classes (engine.h gives their order).
+ */
+extern struct lock_class_key softhca_sq_lock_key;
+extern struct lock_class_key softhca_rq_lock_key;
+extern struct lock_class_key softhca_srq_lock_key;
+
 /* A queue's kernel state before its ring exists (QP or SRQ create). */
-static inline void softhca_wq_init(struct softhca_wq *wq)
+static inline void softhca_wq_init(struct softhca_wq *wq,
+				   struct lock_class_key *key)
 {
 	spin_lock_init(&wq->lock);
+	lockdep_set_class(&wq->lock, key);
 	wq->cons = 0;
 	wq->prod_seen = 0;
 }

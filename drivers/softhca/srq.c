@@ -19,6 +19,8 @@
 #include "softhca.h"
 #include "wqe.h"
 
+struct lock_class_key softhca_srq_lock_key;
+
 int softhca_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 		       struct ib_udata *udata)
 {
@@ -40,7 +42,7 @@ int softhca_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 	if (!softhca_count_get(&sdev->num_srqs, softhca_limits.max_srq))
 		return -ENOMEM;
 
-	softhca_wq_init(&srq->rq);
+	softhca_wq_init(&srq->rq, &softhca_srq_lock_key);
 	refcount_set(&srq->ref, 1);
 	init_completion(&srq->released);
 	srq->limit = 0;		/* srq_limit is not an input of create */
