@@ -170,6 +170,14 @@ bench: deps all
 	tools/vm/run-guest -t 900 -- sh tools/bench/guest.sh build/bench/results.jsonl
 	python3 tools/bench/table.py build/bench/results.jsonl | tee build/bench/table.txt
 
+# The verbs fuzzer for longer than make check's 90 s: make fuzz SECS=600
+# (SEED=n replays a run).  Fails on any failure it reports or kernel splat.
+SECS ?= 600
+.PHONY: fuzz
+fuzz: deps all
+	tools/vm/run-guest -t $$(( $(SECS) + 400 )) -- env FUZZ_SECS=$(SECS) \
+		$(if $(SEED),FUZZ_SEED=$(SEED)) sh selftests/fuzz.sh
+
 # The drop-in goes to $(LIBDIR)/softhca, a directory no ld.so.conf names:
 # the system's libibverbs stays what every program gets unless
 # softhca-run puts this one first.  softhca-run finds it relative to
