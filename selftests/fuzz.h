@@ -13,7 +13,14 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <time.h>
 #include <unistd.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
 #include <infiniband/verbs.h>
 #include <rdma/ib_user_verbs.h>
 
@@ -97,7 +104,7 @@ struct shared {
 	union ibv_gid gid[2];		/* GID 0 of each device */
 	struct bent board[NBOARD];
 	struct wstat w[MAXW];
-	uint64_t ops, wc, wc_ok;
+	uint64_t ops, wc, wc_status[32];	/* completions polled, by status */
 	uint64_t outcome[MAXOPS][NERR];
 };
 
@@ -195,6 +202,362 @@ static inline int raw_destroy(int fd, int kind, uint32_t handle)
 	memcpy((char *)req + kill_cmd[kind].hoff, &handle, 4);
 	return raw_cmd(fd, kill_cmd[kind].cmd, req, kill_cmd[kind].len,
 		       kill_cmd[kind].resp);
+}
+
+/* ---- run-wide settings ---- */
+#define HANG_SECS	30
+#define ULL(x)		((unsigned long long)(x))
+
+static int W;				/* a worker's slot in S->w */
+static uint64_t wseed;			/* and its seed */
+static int trace;			/* replay: print every operation */
+static int known_bugs;			/* FUZZ_KNOWN_BUGS: run into them too */
+static const char *devname[2], *netdev2;
+
+/* Into the kernel log too: a panic's console still names the seeds. */
+static void klog(const char *fmt, ...)
+{
+	char line[160];
+	va_list ap;
+	int fd = open("/dev/kmsg", O_WRONLY);
+
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	if (fd >= 0 && write(fd, line, strlen(line)) < 0)
+		fd = fd + 0;
+	if (fd >= 0)
+		close(fd);
+}
+
+
+static const char *op_name(uint32_t k);
+static void worker_run(uint64_t seed, uint64_t nops);
+
+/* ---- the parent ---- */
+static uint64_t run_seed;
+static int nw, nfail;
+static double seen_t[MAXW], hung_t[MAXW];
+static uint64_t seen[MAXW];
+static pid_t linker;
+static double linker_t;
+static int readds, gens;
+
+static double now_s(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + t.tv_nsec / 1e9;
+}
+
+static void spawn(int i)
+{
+	struct wstat *w = &S->w[i];
+	pid_t pid;
+
+	memset(w->recent, 0, sizeof(w->recent));
+	w->seed = mix64(run_seed ^ mix64((uint64_t)i << 32 | (uint32_t)w->gen));
+	w->killed = 0;
+	w->cur = 0;
+	seen[i] = LOAD(w->beat);
+	seen_t[i] = now_s();
+	hung_t[i] = 0;
+	fflush(NULL);
+	pid = fork();
+	if (pid == 0) {
+		W = i;
+		worker_run(w->seed, UINT64_MAX);
+		fflush(NULL);
+		exit(0);
+	}
+	w->pid = pid;
+	gens++;
+	klog("<3>fuzz: worker %d generation %d pid %d seed %#llx\n", i, w->gen, pid,
+	     ULL(w->seed));
+}
+
+/* The kernel side of a stuck process: its state, wait channel and stack. */
+static void show_task(pid_t pid)
+{
+	static const char *const files[] = { "status", "wchan", "stack" };
+	char path[64], line[256];
+	size_t i;
+	FILE *f;
+
+	for (i = 0; i < ARRAY_SIZE(files); i++) {
+		snprintf(path, sizeof(path), "/proc/%d/%s", pid, files[i]);
+		f = fopen(path, "r");
+		while (f && fgets(line, sizeof(line), f))
+			if (i || !strncmp(line, "State:", 6))
+				printf("    %s: %s%s", files[i], line,
+				       strchr(line, '\n') ? "" : "\n");
+		if (f)
+			fclose(f);
+	}
+}
+
+static void report(int i, const char *what)
+{
+	struct wstat *w = &S->w[i];
+	uint64_t cur = LOAD(w->cur), j;
+
+	nfail++;
+	printf("FAIL: %s: worker %d generation %d, seed %#llx (run FUZZ_SEED=%llu), "
+	       "at operation #%llu\n", what, i, w->gen, ULL(w->seed),
+	       ULL(run_seed), ULL(cur));
+	printf("  alone: fuzz replay %#llx %llu; its last operations:\n",
+	       ULL(w->seed), ULL(cur + 1));
+	for (j = cur + 1 > NRECENT ? cur + 1 - NRECENT : 0; j <= cur; j++) {
+		struct recent *r = &w->recent[j % NRECENT];
+
+		if (LOAD(r->idx) == j)
+			printf("  #%llu %s %s(%s)\n", ULL(j), devname[r->dev & 1],
+			       op_name(r->op), r->desc);
+	}
+}
+
+static void linker_end(int st)
+{
+	linker = 0;
+	if (WIFEXITED(st) && !WEXITSTATUS(st)) {
+		klog("<3>fuzz: %s added again\n", devname[1]);
+		readds++;
+		return;
+	}
+	nfail++;
+	printf("FAIL: rdma link %s %s failed (status %#x, run FUZZ_SEED=%llu)\n",
+	       WIFEXITED(st) && WEXITSTATUS(st) == 2 ? "add" : "delete",
+	       devname[1], st, ULL(run_seed));
+}
+
+static void reap(void)
+{
+	char what[96];
+	pid_t pid;
+	int st, i;
+
+	while ((pid = waitpid(-1, &st, WNOHANG)) > 0) {
+		if (pid == linker) {
+			linker_end(st);
+			continue;
+		}
+		for (i = 0; i < nw && S->w[i].pid != pid; i++)
+			;
+		if (i == nw)
+			continue;
+		S->w[i].pid = 0;
+		if (WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL && S->w[i].killed)
+			;
+		else if (WIFEXITED(st) && !WEXITSTATUS(st) && LOAD(S->stop))
+			;
+		else if (WIFEXITED(st) && WEXITSTATUS(st) == 3)
+			report(i, "the worker's check failed (above)");
+		else {
+			if (WIFSIGNALED(st))
+				snprintf(what, sizeof(what), "killed by signal %d (%s)",
+					 WTERMSIG(st), strsignal(WTERMSIG(st)));
+			else
+				snprintf(what, sizeof(what), "exited with status %d "
+					 "(a sanitizer report above?)", WEXITSTATUS(st));
+			report(i, what);
+		}
+		if (!LOAD(S->stop)) {
+			S->w[i].gen++;
+			spawn(i);
+		}
+	}
+}
+
+/* A worker whose beat stands still for HANG_SECS is reported and killed. */
+static void watchdog(double now)
+{
+	int i;
+
+	for (i = 0; i < nw; i++) {
+		struct wstat *w = &S->w[i];
+
+		if (!w->pid)
+			continue;
+		if (LOAD(w->beat) != seen[i]) {
+			seen[i] = LOAD(w->beat);
+			seen_t[i] = now;
+		} else if (!hung_t[i] && now - seen_t[i] > HANG_SECS) {
+			report(i, "no progress for 30 s");
+			show_task(w->pid);
+			hung_t[i] = now;
+			w->killed = 1;
+			kill(w->pid, SIGKILL);
+		} else if (hung_t[i] > 0 && now - hung_t[i] > 10) {
+			printf("FAIL: worker %d (pid %d) does not die: stuck in the kernel\n",
+			       i, w->pid);
+			show_task(w->pid);
+			hung_t[i] = -1;
+			nfail++;
+		}
+	}
+	if (linker && linker_t > 0 && now - linker_t > HANG_SECS) {
+		printf("FAIL: rdma link delete/add of %s hangs (run FUZZ_SEED=%llu)\n",
+		       devname[1], ULL(run_seed));
+		show_task(linker);
+		linker_t = -1;
+		nfail++;
+	}
+}
+
+static int run_prog(char *const argv[])
+{
+	pid_t pid = fork();
+	int st;
+
+	if (pid == 0) {
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	return pid > 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st) &&
+	       !WEXITSTATUS(st) ? 0 : -1;
+}
+
+static int link_add(void)
+{
+	char *add[] = { "rdma", "link", "add", (char *)devname[1], "type",
+			"softhca", "netdev", (char *)netdev2, NULL };
+
+	return run_prog(add);
+}
+
+/* The second device's link deleted, and @pause_ms later added again. */
+static void link_cycle(unsigned int pause_ms)
+{
+	char *del[] = { "rdma", "link", "delete", (char *)devname[1], NULL };
+
+	__atomic_add_fetch(&S->link_gen, 1, __ATOMIC_SEQ_CST);
+	klog("<3>fuzz: deleting %s\n", devname[1]);
+	fflush(NULL);
+	linker = fork();
+	if (linker == 0) {
+		if (run_prog(del))
+			_exit(1);
+		/* A context opened while the delete ran was the old device's. */
+		__atomic_add_fetch(&S->link_gen, 1, __ATOMIC_SEQ_CST);
+		klog("<3>fuzz: %s deleted\n", devname[1]);
+		usleep(pause_ms * 1000);
+		_exit(link_add() ? 2 : 0);
+	}
+	linker_t = now_s();
+}
+
+static int write_outcomes(const char *path)
+{
+	FILE *f = fopen(path, "w");
+	int m = 0, e;
+	size_t k;
+
+	for (k = 0; k < MAXOPS; k++)
+		for (e = 0; e < NERR; e++) {
+			if (!S->outcome[k][e])
+				continue;
+			m++;
+			if (f)
+				fprintf(f, "%s:%s %llu\n", op_name((uint32_t)k),
+					e == NERR - 1 ? "other" : errname(e),
+					ULL(S->outcome[k][e]));
+		}
+	for (e = 0; f && e < 32; e++)
+		if (S->wc_status[e])
+			fprintf(f, "poll_cq:wc %s %llu\n",
+				ibv_wc_status_str((enum ibv_wc_status)e),
+				ULL(S->wc_status[e]));
+	if (f)
+		fclose(f);
+	return m;
+}
+
+static const char *env_or(const char *name, const char *def)
+{
+	const char *v = getenv(name);
+
+	return v && *v ? v : def;
+}
+
+static int alive(void)
+{
+	int i, n = linker > 0;
+
+	for (i = 0; i < nw; i++)
+		n += S->w[i].pid > 0;
+	return n;
+}
+
+static int run(void)
+{
+	uint64_t pk, pl;
+	double now, end, next_kill, next_link, stop_t;
+	int kills = 0, v, m;
+	char path[128];
+
+	run_seed = strtoull(env_or("FUZZ_SEED", "0"), NULL, 0);
+	if (!run_seed)
+		run_seed = (uint64_t)time(NULL) * 1000003u ^ (uint64_t)getpid();
+	nw = atoi(env_or("FUZZ_WORKERS", "3"));
+	nw = nw < 1 ? 1 : nw > MAXW ? MAXW : nw;
+	now = now_s();
+	end = now + atof(env_or("FUZZ_SECS", "90"));
+	printf("fuzz: FUZZ_SEED=%llu, %d workers, %s s, %s and %s (link of %s: %s)\n",
+	       ULL(run_seed), nw, env_or("FUZZ_SECS", "90"), devname[0],
+	       devname[1], devname[1], netdev2);
+	fflush(stdout);
+	klog("<3>fuzz: FUZZ_SEED=%llu\n", ULL(run_seed));
+	pk = mix64(run_seed ^ 1);		/* kill times and victims */
+	pl = mix64(run_seed ^ 2);		/* link times and pauses */
+	for (v = 0; v < nw; v++)
+		spawn(v);
+	next_kill = now + 0.2 + rnd(&pk, 2300) / 1e3;
+	next_link = now + 3 + rnd(&pl, 9000) / 1e3;
+	while ((now = now_s()) < end) {
+		reap();
+		if (now >= next_kill) {
+			v = (int)rnd(&pk, (uint64_t)nw);
+			if (S->w[v].pid > 0 && !hung_t[v]) {
+				S->w[v].killed = 1;
+				kill(S->w[v].pid, SIGKILL);
+				kills++;
+			}
+			next_kill = now + 0.2 + rnd(&pk, 2300) / 1e3;
+		}
+		if (now >= next_link && !linker) {
+			link_cycle(100 + rnd(&pl, 2000));
+			next_link = now + 4 + rnd(&pl, 12000) / 1e3;
+		}
+		watchdog(now);
+		usleep(20000);
+	}
+	STORE(S->stop, 1);
+	stop_t = now_s();
+	while (alive()) {
+		reap();
+		watchdog(now = now_s());
+		if (now - stop_t > 2 * HANG_SECS) {
+			printf("FAIL: %d processes still run %d s after the stop\n",
+			       alive(), 2 * HANG_SECS);
+			nfail++;
+			break;
+		}
+		usleep(20000);
+	}
+	snprintf(path, sizeof(path), "/sys/class/infiniband/%s", devname[1]);
+	if (access(path, F_OK))
+		link_add();		/* its add failed: reported, tried once more */
+	m = write_outcomes(env_or("FUZZ_OUT", "/tmp/fuzz-outcomes.txt"));
+	printf("NOTE: fuzz: %llu operations, %d distinct (command, errno) outcomes, "
+	       "%d kills, %d link re-adds\n", ULL(S->ops), m, kills, readds);
+	printf("NOTE: fuzz: FUZZ_SEED=%llu, %d worker generations, %llu completions "
+	       "polled (%llu successful)\n", ULL(run_seed), gens, ULL(S->wc),
+	       ULL(S->wc_status[IBV_WC_SUCCESS]));
+	if (nfail)
+		printf("fuzz: %d failures; FUZZ_SEED=%llu runs it again\n", nfail,
+		       ULL(run_seed));
+	return nfail ? 1 : 0;
 }
 
 #endif

@@ -20,9 +20,7 @@ dmesg -C
 # ends_clean DEV...: within 10 s every DEV shows no object at all in
 # `rdma resource show`, and the kernel logged no splat.
 ends_clean() {
-	re=$(echo "$*" | tr ' ' '|')
-	wait_for 10 sh -c "timeout 5 rdma resource show 2>/dev/null | grep -E ': ($re): pd 0 cq 0 qp 0 cm_id 0 mr 0 ctx 0 srq 0' | wc -l | grep -qx $#" ||
-		{ echo "objects left:"; timeout 5 rdma resource show; return 1; }
+	objects_gone "$@" || return 1
 	if dmesg | grep -E 'BUG:|WARNING:|UBSAN:|Oops|circular locking'; then
 		return 1
 	fi

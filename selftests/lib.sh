@@ -106,6 +106,14 @@ wait_for() {
 	"$@"
 }
 
+# objects_gone DEV...: within 10 s every DEV shows no object at all in
+# `rdma resource show`; otherwise the listing is printed.
+objects_gone() {
+	re=$(echo "$*" | tr ' ' '|')
+	wait_for 10 sh -c "timeout 5 rdma resource show 2>/dev/null | grep -E ': ($re): pd 0 cq 0 qp 0 cm_id 0 mr 0 ctx 0 srq 0' | wc -l | grep -qx $#" ||
+		{ echo "objects left:"; timeout 5 rdma resource show; return 1; }
+}
+
 no_softhca_devices() {
 	for d in /sys/class/infiniband/*; do
 		[ -e "$d/hca_type" ] || continue
