@@ -162,7 +162,8 @@ TEST(rc_atomics)
 	struct ibv_sge sge = { (uintptr_t)A.buf, 8, A.mr->lkey };
 	struct ibv_send_wr wr = { .sg_list = &sge, .num_sge = 1,
 				  .send_flags = IBV_SEND_SIGNALED }, *bad;
-	struct faa_arg fa = { rv, 20000 };
+	long adds = scaled(20000);
+	struct faa_arg fa = { rv, adds };
 	struct ibv_wc wc;
 	struct pair p;
 	pthread_t th;
@@ -188,14 +189,15 @@ TEST(rc_atomics)
 	wr.opcode = IBV_WR_ATOMIC_FETCH_AND_ADD;
 	wr.wr.atomic.compare_add = 1;
 	pthread_create(&th, NULL, cpu_adder, &fa);
-	for (i = 0; i < 20000; i++) {
+	for (i = 0; i < adds; i++) {
 		REQUIRE(!ibv_post_send(p.a, &wr, &bad), "faa %d", i);
 		REQUIRE(wait_wc(A.cq, &wc) && wc.status == IBV_WC_SUCCESS &&
 			wc.opcode == IBV_WC_FETCH_ADD, "faa wc");
 	}
 	pthread_join(th, NULL);
-	CHECK(*rv == 20000ULL * 1000000 + 20000,
-	      "20000 softhca and 20000 CPU adds: %lu", (unsigned long)*rv);
+	CHECK(*rv == (uint64_t)adds * 1000000 + adds,
+	      "%ld softhca and %ld CPU adds: %lu", adds, adds,
+	      (unsigned long)*rv);
 
 	wr.wr.atomic.remote_addr = (uintptr_t)rv + 4;
 	REQUIRE(!ibv_post_send(p.a, &wr, &bad), "misaligned");
@@ -598,7 +600,7 @@ TEST(rnr_waits_end)
 	struct ibv_wc wc;
 	struct pair p;
 	pthread_t th;
-	int i, n = 300, lost = 0;
+	int i, n = scaled(300), lost = 0;
 
 	if (getenv("RNR_ROUNDS"))
 		n = atoi(getenv("RNR_ROUNDS"));
@@ -721,6 +723,8 @@ TEST(cached_objects_go_at_once)
  * reporting through shared memory.  Its exit is its first system call,
  * so it dies of SIGSYS after reporting.
  */
+static long nosys_iters;	/* the loop's length (scaled) */
+
 static int nosys_poll2(void)
 {
 	struct ibv_wc wc;
@@ -776,7 +780,7 @@ static void nosys_child(const char *a, const char *b, volatile long *done)
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) ||
 	    syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog))
 		_exit(4);
-	for (i = 0; i < 100000; i++) {
+	for (i = 0; i < nosys_iters; i++) {
 		if (post_recv(&p, i, 0, 64) ||
 		    post1(&p, IBV_WR_SEND, i, 0, 64, 0, 0) || nosys_poll2())
 			break;
@@ -796,6 +800,7 @@ TEST(no_syscalls_in_steady_state)
 	pid_t pid;
 
 	REQUIRE(done != MAP_FAILED, "mmap");
+	nosys_iters = scaled(100000);
 	fflush(stdout);
 	pid = fork();
 	REQUIRE(pid >= 0, "fork");
@@ -812,7 +817,7 @@ TEST(no_syscalls_in_steady_state)
 	for (t = 0; t < 12000 && waitpid(pid, &status, WNOHANG) != pid; t++) {
 		if (*done && !t0.tv_sec)
 			clock_gettime(CLOCK_MONOTONIC, &t0);
-		if (*done < 100000)
+		if (*done < nosys_iters)
 			clock_gettime(CLOCK_MONOTONIC, &t1);
 		usleep(10000);
 	}
@@ -821,7 +826,7 @@ TEST(no_syscalls_in_steady_state)
 		kill(pid, SIGKILL);
 		waitpid(pid, &status, 0);
 	}
-	CHECK(*done == 100000, "iterations without a system call: %ld",
+	CHECK(*done == nosys_iters, "iterations without a system call: %ld",
 	      *done);
 	CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGSYS,
 	      "the child's exit was its first system call (status %x)",

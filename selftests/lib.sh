@@ -9,6 +9,19 @@ REPO=${REPO:-$(cd "$(dirname "$0")/.." && pwd)}
 TOOL=$REPO/build/bin/softhca
 SELFTESTS=$REPO/build/selftests
 
+# scaled N: a loop count for this kernel.  On the sanitizer tier's debug
+# kernel (SOFTHCA_SUITE=debug, tools/check) every instruction is checked
+# and runs several times slower under TCG, and kmemleak, KASAN and
+# lockdep look at every object and lock anyway: long stress loops run a
+# tenth of their rounds there (at least 1).
+scaled() {
+	if [ "${SOFTHCA_SUITE:-stock}" = debug ]; then
+		echo $(( $1 / 10 > 0 ? $1 / 10 : 1 ))
+	else
+		echo "$1"
+	fi
+}
+
 # t NAME CMD...: one test point; passes when CMD exits 0.
 t() {
 	name=$1

@@ -39,13 +39,14 @@ sunreclaim() {
 }
 
 cycles_no_leak() {
-	"$STRESS" cycles 500 || return 1	# warm the slab caches
+	"$STRESS" cycles "$(scaled 500)" || return 1	# warm the slab caches
 	before=$(sunreclaim)
 	start=$(date +%s)
-	"$STRESS" cycles 10000 || return 1
+	n=$(scaled 10000)
+	"$STRESS" cycles "$n" || return 1
 	after=$(sunreclaim)
 	growth=$((after - before))
-	echo "NOTE: 10000 cycles (pd-scoped cq, srq, mr, 2 qps, ah) in $(($(date +%s) - start)) s; SUnreclaim ${before} -> ${after} kB (${growth} kB)"
+	echo "NOTE: $n cycles (pd-scoped cq, srq, mr, 2 qps, ah) in $(($(date +%s) - start)) s; SUnreclaim ${before} -> ${after} kB (${growth} kB)"
 	[ "$growth" -lt 1024 ] || { echo "unreclaimable slab grew ${growth} kB"; return 1; }
 	for k in cq qp mr srq; do
 		[ "$(res_count $k)" -eq 0 ] || { echo "$k left behind"; return 1; }

@@ -235,6 +235,22 @@ static inline int post_recv(struct pair *p, uint64_t id, uint64_t off,
 	return ibv_post_recv(p->b, &wr, &bad);
 }
 
+/*
+ * A loop count for this kernel: on the sanitizer tier's debug kernel
+ * (SOFTHCA_SUITE=debug, set by tools/check) every access is checked and
+ * runs several times slower under TCG, and KASAN, lockdep and kmemleak
+ * look at every object and lock anyway: long loops run a tenth (at
+ * least 1).  Same rule as scaled() in lib.sh.
+ */
+static inline long scaled(long n)
+{
+	const char *s = getenv("SOFTHCA_SUITE");
+
+	if (!s || strcmp(s, "debug"))
+		return n;
+	return n / 10 > 0 ? n / 10 : 1;
+}
+
 /* Seconds since @t0 (CLOCK_MONOTONIC). */
 static inline double secs_since(const struct timespec *t0)
 {

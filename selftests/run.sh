@@ -16,9 +16,11 @@ passed=0 failed=0 skipped=0
 echo
 for t in $tests; do
 	echo "# selftest: $t"
+	t0=$(date +%s)
 	out=$(sh "$dir/$t" 2>&1)
 	rc=$?
 	printf '%s\n' "$out"
+	echo "# selftest: $t took $(( $(date +%s) - t0 )) s"
 	p=$(printf '%s\n' "$out" | grep -E '^ok ' | grep -vc '# SKIP')
 	s=$(printf '%s\n' "$out" | grep -Ec '^ok .*# SKIP')
 	f=$(printf '%s\n' "$out" | grep -Ec '^not ok ')

@@ -14,8 +14,8 @@ softhca_on_veth 2
 SOFTHCA_DEV=sh0 "$SELFTESTS/xrc"
 rc=$?
 SOFTHCA_DEV=sh0 SOFTHCA_DEV2=sh1 "$SELFTESTS/xrc" || rc=1
-SOFTHCA_DEV=sh0 "$SELFTESTS/xsrq" || rc=1
-SOFTHCA_DEV=sh0 SOFTHCA_DEV2=sh1 XSRQ_ROUNDS=6 "$SELFTESTS/xsrq" || rc=1
+XSRQ_ROUNDS=$(scaled 12) SOFTHCA_DEV=sh0 "$SELFTESTS/xsrq" || rc=1
+SOFTHCA_DEV=sh0 SOFTHCA_DEV2=sh1 XSRQ_ROUNDS=$(scaled 6) "$SELFTESTS/xsrq" || rc=1
 # Nothing leaked: every object count of both devices is back to zero.
 left=$(rdma resource show 2>/dev/null | grep -E '^[0-9]+: sh[01]' |
 	grep -oE '(qp|cq|pd|mr|srq) [1-9][0-9]*' | tr '\n' ' ')
