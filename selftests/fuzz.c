@@ -106,6 +106,8 @@ static int op_destroy(struct op *o)
 	err = lib_destroy(o->arg, s[k]);
 	if (!err)
 		forget(o->d, &s[k], h);
+	if (err == EBUSY && !trace)
+		o->valid = 0;	/* the side thread's command holds it now */
 	return err;
 }
 
@@ -478,15 +480,17 @@ static int op_make_pair(struct op *o)
 	qb = x->qp[j] = ibv_create_qp(x->pd[q], &a);
 	if (!qb)
 		return errno;
-	for (n = 0; n < 3 && !err; n++) {
+	board_put(&o->r, BK_QP + a.qp_type, o->dev, qa->qp_num, 0, 0, 0);
+	board_put(&o->r, BK_QP + a.qp_type, (int)(x - D), qb->qp_num, 0, 0, 0);
+	for (n = 0; n < 3 && !err; n++) {	/* step_qp() judges each step */
 		err = step_qp(o, qa, qb->qp_num, &x->gid);
 		if (!err)
 			err = step_qp(o, qb, qa->qp_num, &o->d->gid);
 	}
+	if (err)
+		return err;
 	o->valid = 0;
-	board_put(&o->r, BK_QP + a.qp_type, o->dev, qa->qp_num, 0, 0, 0);
-	board_put(&o->r, BK_QP + a.qp_type, (int)(x - D), qb->qp_num, 0, 0, 0);
-	return err ? err : post_recvs(o, qb, NULL, 4);
+	return post_recvs(o, qb, NULL, 4);
 }
 
 static int op_modify_qp(struct op *o)
@@ -503,9 +507,9 @@ static int op_modify_qp(struct op *o)
 		a.ah_attr.grh.dgid = S->gid[R(2)];
 	if (k < 0)
 		return NOOP;
-	/* Known bug 1: no XRC_TGT into SQD (and out of it to RTS). */
+	/* Known bug 1 (fuzz_worker.h, step_qp()): no XRC_TGT into SQD. */
 	if (o->d->qp[k]->qp_type == IBV_QPT_XRC_RECV && !known_bugs &&
-	    (a.qp_state == IBV_QPS_SQD || a.qp_state == IBV_QPS_RTS))
+	    a.qp_state == IBV_QPS_SQD)
 		a.qp_state = IBV_QPS_ERR;
 	DESC("[%d] mask %#x state %d", k, mask, a.qp_state);
 	return ibv_modify_qp(o->d->qp[k], &a, mask);
@@ -607,7 +611,6 @@ static int op_open_xrcd(struct op *o)
 	o->d->xrcd[k] = ibv_open_xrcd(o->d->ctx, &a);
 	return o->d->xrcd[k] ? 0 : errno;
 }
-
 
 static int op_query(struct op *o)
 {
@@ -727,28 +730,76 @@ static void verdict(struct op *o, int k, uint64_t i, int err)
 		else
 			return;
 	}
-	printf("FAIL: %s: worker %d (seed %#llx), operation #%llu %s %s(%s): %s "
+	printf("FAIL: %s: worker %d (seed %#llx), %soperation #%llu %s %s(%s): %s "
 	       "(link generation %u at open, %u now)\n",
-	       why, W, ULL(wseed), ULL(i), devname[o->dev], op_name((uint32_t)k),
-	       o->desc, errname(err), D[1].gen, LOAD(S->link_gen));
+	       why, W, ULL(wseed), o->side ? "side thread's " : "", ULL(i),
+	       devname[o->dev], op_name((uint32_t)k), o->desc, errname(err),
+	       D[1].gen, LOAD(S->link_gen));
 	fflush(stdout);
 	klog("<3>fuzz: worker %d failed at operation #%llu\n", W, ULL(i));
 	_exit(3);
 }
 
+/*
+ * A worker's second thread: raw commands that destroy nothing, on the
+ * handles the first thread's objects have (or stale, random ones), in
+ * parallel with its calls on the same objects.  Its own PRNG sequence;
+ * the interleaving is the scheduler's.
+ */
+static void *side_run(void *arg)
+{
+	char text[DESCLEN];
+	uint64_t i;
+	int k, err;
+
+	(void)arg;
+	for (i = 0; !LOAD(S->stop); i++, ADD(S->w[W].beat[1], 1)) {
+		struct op op = { .r = mix64(~wseed ^ mix64(i + 1)), .side = 1 }, *o = &op;
+
+		for (k = 0; ops[k].fn != op_raw || rawdefs[ops[k].arg].kills >= 0; )
+			k = (int)R(ARRAY_SIZE(ops));
+		o->arg = ops[k].arg;
+		o->dev = (int)R(2);
+		o->d = &D[o->dev];
+		o->devs = 1 << o->dev;
+		o->desc = text;
+		text[0] = 0;
+		pthread_rwlock_rdlock(&dev_lock);
+		err = o->d->ctx ? op_raw(o) : NOOP;
+		pthread_rwlock_unlock(&dev_lock);
+		/* At most one of these for each operation of the first thread. */
+		while (i > LOAD(S->w[W].cur) + 64 && !LOAD(S->stop))
+			usleep(500);
+		if (err == NOOP)
+			continue;
+		outcome(k, err);
+		ADD(S->ops, 1);
+		ADD(S->side_ops, 1);
+		verdict(o, k, i, err);
+	}
+	return NULL;
+}
 
 static void worker_run(uint64_t seed, uint64_t nops)
 {
 	struct wstat *w = &S->w[W];
+	pthread_rwlockattr_t la;
 	struct recent *rc;
+	pthread_t side;
 	uint64_t i;
 	int k, err;
 
 	wseed = seed;
 	worker_memory();
+	pthread_rwlockattr_init(&la);	/* a close must not wait for ever */
+	pthread_rwlockattr_setkind_np(&la, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
+	pthread_rwlock_init(&dev_lock, &la);
 	dev_open(0);
 	dev_open(1);
-	for (i = 0; i < nops && !LOAD(S->stop); i++, ADD(w->beat, 1)) {
+	live_refresh();
+	if (!trace && pthread_create(&side, NULL, side_run, NULL))
+		_exit(2);
+	for (i = 0; i < nops && !LOAD(S->stop); i++, ADD(w->beat[0], 1)) {
 		struct op op = { .r = mix64(seed ^ mix64(i + 1)) }, *o = &op;
 
 		k = pick_op(o);
@@ -777,11 +828,13 @@ static void worker_run(uint64_t seed, uint64_t nops)
 		outcome(k, err);
 		ADD(S->ops, 1);
 		verdict(o, k, i, err);
+		live_refresh();
 	}
+	if (!trace)
+		pthread_join(side, NULL);
 	dev_close(&D[0]);
 	dev_close(&D[1]);
 }
-
 
 int main(int argc, char **argv)
 {

@@ -17,6 +17,8 @@
 #include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
+#include <dirent.h>
+#include <pthread.h>
 #include <time.h>
 #include <unistd.h>
 #include <sys/mman.h>
@@ -93,7 +95,7 @@ struct recent {
 struct wstat {
 	int pid, gen, killed;
 	uint64_t seed;
-	uint64_t beat;			/* grows with every operation and teardown step */
+	uint64_t beat[2];		/* progress of its two threads (main, side) */
 	uint64_t cur;			/* index of the operation under way */
 	struct recent recent[NRECENT];
 };
@@ -104,7 +106,8 @@ struct shared {
 	union ibv_gid gid[2];		/* GID 0 of each device */
 	struct bent board[NBOARD];
 	struct wstat w[MAXW];
-	uint64_t ops, wc, wc_status[32];	/* completions polled, by status */
+	uint64_t ops, side_ops;			/* all, and the side threads' */
+	uint64_t wc, wc_status[32];		/* completions polled, by status */
 	uint64_t outcome[MAXOPS][NERR];
 };
 
@@ -220,16 +223,17 @@ static void klog(const char *fmt, ...)
 	char line[160];
 	va_list ap;
 	int fd = open("/dev/kmsg", O_WRONLY);
+	ssize_t n;
 
+	if (fd < 0)
+		return;
 	va_start(ap, fmt);
 	vsnprintf(line, sizeof(line), fmt, ap);
 	va_end(ap);
-	if (fd >= 0 && write(fd, line, strlen(line)) < 0)
-		fd = fd + 0;
-	if (fd >= 0)
-		close(fd);
+	n = write(fd, line, strlen(line));	/* best effort */
+	(void)n;
+	close(fd);
 }
-
 
 static const char *op_name(uint32_t k);
 static void worker_run(uint64_t seed, uint64_t nops);
@@ -237,8 +241,8 @@ static void worker_run(uint64_t seed, uint64_t nops);
 /* ---- the parent ---- */
 static uint64_t run_seed;
 static int nw, nfail;
-static double seen_t[MAXW], hung_t[MAXW];
-static uint64_t seen[MAXW];
+static double seen_t[MAXW][2], hung_t[MAXW];	/* when each beat last moved */
+static uint64_t seen[MAXW][2];
 static pid_t linker;
 static double linker_t;
 static int readds, gens;
@@ -260,8 +264,9 @@ static void spawn(int i)
 	w->seed = mix64(run_seed ^ mix64((uint64_t)i << 32 | (uint32_t)w->gen));
 	w->killed = 0;
 	w->cur = 0;
-	seen[i] = LOAD(w->beat);
-	seen_t[i] = now_s();
+	seen[i][0] = LOAD(w->beat[0]);
+	seen[i][1] = LOAD(w->beat[1]);
+	seen_t[i][0] = seen_t[i][1] = now_s();
 	hung_t[i] = 0;
 	fflush(NULL);
 	pid = fork();
@@ -277,24 +282,33 @@ static void spawn(int i)
 	     ULL(w->seed));
 }
 
-/* The kernel side of a stuck process: its state, wait channel and stack. */
+/* The kernel side of a stuck process: each thread's state, wait channel
+ * and stack. */
 static void show_task(pid_t pid)
 {
 	static const char *const files[] = { "status", "wchan", "stack" };
-	char path[64], line[256];
+	char path[320], line[256];
+	struct dirent *e;
 	size_t i;
 	FILE *f;
+	DIR *dir;
 
-	for (i = 0; i < ARRAY_SIZE(files); i++) {
-		snprintf(path, sizeof(path), "/proc/%d/%s", pid, files[i]);
-		f = fopen(path, "r");
-		while (f && fgets(line, sizeof(line), f))
-			if (i || !strncmp(line, "State:", 6))
-				printf("    %s: %s%s", files[i], line,
-				       strchr(line, '\n') ? "" : "\n");
-		if (f)
-			fclose(f);
-	}
+	snprintf(path, sizeof(path), "/proc/%d/task", pid);
+	dir = opendir(path);
+	while (dir && (e = readdir(dir)))
+		for (i = 0; e->d_name[0] != '.' && i < ARRAY_SIZE(files); i++) {
+			snprintf(path, sizeof(path), "/proc/%d/task/%s/%s", pid,
+				 e->d_name, files[i]);
+			f = fopen(path, "r");
+			while (f && fgets(line, sizeof(line), f))
+				if (i || !strncmp(line, "State:", 6))
+					printf("    %s %s: %s%s", e->d_name, files[i], line,
+					       strchr(line, '\n') ? "" : "\n");
+			if (f)
+				fclose(f);
+		}
+	if (dir)
+		closedir(dir);
 }
 
 static void report(int i, const char *what)
@@ -369,20 +383,29 @@ static void reap(void)
 	}
 }
 
+/* Since when a thread of worker @i makes no progress (the side thread
+ * ends at the stop). */
+static double stuck_since(int i)
+{
+	return LOAD(S->stop) || seen_t[i][0] < seen_t[i][1] ? seen_t[i][0] : seen_t[i][1];
+}
+
 /* A worker whose beat stands still for HANG_SECS is reported and killed. */
 static void watchdog(double now)
 {
-	int i;
+	int i, t;
 
 	for (i = 0; i < nw; i++) {
 		struct wstat *w = &S->w[i];
 
 		if (!w->pid)
 			continue;
-		if (LOAD(w->beat) != seen[i]) {
-			seen[i] = LOAD(w->beat);
-			seen_t[i] = now;
-		} else if (!hung_t[i] && now - seen_t[i] > HANG_SECS) {
+		for (t = 0; t < 2; t++)
+			if (LOAD(w->beat[t]) != seen[i][t]) {
+				seen[i][t] = LOAD(w->beat[t]);
+				seen_t[i][t] = now;
+			}
+		if (!hung_t[i] && now - stuck_since(i) > HANG_SECS) {
 			report(i, "no progress for 30 s");
 			show_task(w->pid);
 			hung_t[i] = now;
@@ -518,7 +541,8 @@ static int run(void)
 		reap();
 		if (now >= next_kill) {
 			v = (int)rnd(&pk, (uint64_t)nw);
-			if (S->w[v].pid > 0 && !hung_t[v]) {
+			/* One stuck in a call is left to the watchdog. */
+			if (S->w[v].pid > 0 && !hung_t[v] && now - stuck_since(v) < 2) {
 				S->w[v].killed = 1;
 				kill(S->w[v].pid, SIGKILL);
 				kills++;
@@ -551,8 +575,9 @@ static int run(void)
 	m = write_outcomes(env_or("FUZZ_OUT", "/tmp/fuzz-outcomes.txt"));
 	printf("NOTE: fuzz: %llu operations, %d distinct (command, errno) outcomes, "
 	       "%d kills, %d link re-adds\n", ULL(S->ops), m, kills, readds);
-	printf("NOTE: fuzz: FUZZ_SEED=%llu, %d worker generations, %llu completions "
-	       "polled (%llu successful)\n", ULL(run_seed), gens, ULL(S->wc),
+	printf("NOTE: fuzz: FUZZ_SEED=%llu, %d worker generations, %llu operations by "
+	       "side threads, %llu completions polled (%llu successful)\n",
+	       ULL(run_seed), gens, ULL(S->side_ops), ULL(S->wc),
 	       ULL(S->wc_status[IBV_WC_SUCCESS]));
 	if (nfail)
 		printf("fuzz: %d failures; FUZZ_SEED=%llu runs it again\n", nfail,

@@ -12,6 +12,8 @@
 export SOFTHCA_DEV=sh0 SOFTHCA_DEV2=sh1 FUZZ_NETDEV2=sv1
 export FUZZ_SECS=${FUZZ_SECS:-90}
 export FUZZ_OUT=/tmp/fuzz-outcomes.txt
+# A sanitizer report ends the worker (non-zero status: a failure).
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
 PERF=$REPO/build/bin/softhca-perf
 
 modprobe -r softhca 2>/dev/null

@@ -103,7 +103,6 @@ static int op_scribble(struct op *o)
 	return 0;
 }
 
-
 /* ---- raw commands on stale, random and raw handles ---- */
 #define RAWDEF(n, c, l, rsp, h, k) { n, IB_USER_VERBS_CMD_##c, l, rsp, h, k }
 static const struct rawdef {
@@ -379,7 +378,6 @@ static int op_mmap(struct op *o)
 		(void)((volatile uint32_t *)p)[R(1024)];
 	return 0;
 }
-
 
 /* Arena pages replaced or dropped under the MRs that pin the old ones. */
 static int op_remap(struct op *o)

@@ -43,6 +43,9 @@ struct dev {
 	struct { void *p; size_t len; } map[4];	/* our mappings of them */
 };
 static struct dev D[2];
+/* The side thread reads D[]'s contexts under it; opens and closes write. */
+static pthread_rwlock_t dev_lock;
+static uint32_t live_h[2][32];		/* the handles in D[d]'s slots, or 0 */
 static void *grave[256];		/* what failed to go at close: reachable */
 static unsigned int ngrave;
 
@@ -57,6 +60,7 @@ struct op {
 	int badptr;			/* a bad pointer passed: EFAULT is fine */
 	const char *broken;		/* a check of the op's own failed */
 	struct ibv_pd *pd;		/* SGEs mostly name MRs of this PD */
+	int side;			/* run by the side thread (fuzz.c) */
 	char *desc;
 };
 
@@ -64,9 +68,25 @@ struct op {
 #define P(pct)		chance(&o->r, (pct))
 #define W64()		rnd64(&o->r)
 #define WILD()		wild(&o->r)
-#define DESC(...)	snprintf(o->desc, DESCLEN, __VA_ARGS__)
+#define DESC(...)	desc(o, __VA_ARGS__)
 #define LIVE(d, a)	pick(o, (void **)(d)->a, ARRAY_SIZE((d)->a), 1)
 #define EMPTY(d, a)	pick(o, (void **)(d)->a, ARRAY_SIZE((d)->a), 0)
+
+/* Add to the description of the operation under way (shared memory). */
+__attribute__((format(printf, 2, 3)))
+static void desc(struct op *o, const char *fmt, ...)
+{
+	size_t l = strlen(o->desc);
+	va_list ap;
+
+	if (l && l + 2 < DESCLEN) {
+		memcpy(o->desc + l, "; ", 3);
+		l += 2;
+	}
+	va_start(ap, fmt);
+	vsnprintf(o->desc + l, DESCLEN - l, fmt, ap);
+	va_end(ap);
+}
 
 /* A random used (or empty) slot of @n, or -1. */
 static int pick(struct op *o, void **slot, size_t n, int used)
@@ -277,10 +297,24 @@ static void publish_mr(struct op *o, int dev, struct ibv_mr *mr)
 			  (uintptr_t)mr->addr, mr->length);
 }
 
+/* What the side thread may read of D[]: the handles, not the structs. */
+static void live_refresh(void)
+{
+	int d, k, i, n, m;
+	void **s;
+
+	for (d = 0; d < 2; d++)
+		for (k = m = 0; k < NKIND; k++)
+			for (s = slots(&D[d], k, &n), i = 0; i < n; i++, m++)
+				STORE(live_h[d][m], s[i] ? lib_handle(k, s[i]) : 0);
+}
+
 static uint32_t pick_handle(struct op *o)
 {
 	struct dev *d = o->d;
 
+	if (o->side && P(70))
+		return LOAD(live_h[o->dev][R(ARRAY_SIZE(live_h[0]))]);
 	switch (R(4)) {
 	case 0: return d->stale[R(ARRAY_SIZE(d->stale))];
 	case 1: return R(64);
@@ -305,17 +339,20 @@ static int doorbell(struct op *o, uint32_t cmd, uint32_t handle)
 static int dev_open(int i)
 {
 	struct dev *d = &D[i];
+	struct ibv_context *c;
 
-	memset(d, 0, sizeof(*d));
 	d->gen = LOAD(S->link_gen);
 	errno = ENODEV;
-	d->ctx = open_by_name(devname[i]);
-	if (!d->ctx)
+	c = open_by_name(devname[i]);
+	if (!c)
 		return errno;
-	fcntl(d->ctx->async_fd, F_SETFL, O_NONBLOCK);
-	if (!ibv_query_gid(d->ctx, 1, 0, &d->gid))
+	fcntl(c->async_fd, F_SETFL, O_NONBLOCK);
+	if (!ibv_query_gid(c, 1, 0, &d->gid))
 		memcpy(&S->gid[i], &d->gid, sizeof(d->gid));
-	d->pd[0] = ibv_alloc_pd(d->ctx);
+	d->pd[0] = ibv_alloc_pd(c);
+	pthread_rwlock_wrlock(&dev_lock);
+	d->ctx = c;
+	pthread_rwlock_unlock(&dev_lock);
 	return d->pd[0] ? 0 : errno;
 }
 
@@ -330,13 +367,14 @@ static void dev_close(struct dev *d)
 	d->dead = 0;
 	if (!d->ctx)
 		return;
+	pthread_rwlock_wrlock(&dev_lock);
 	for (i = 0; i < ARRAY_SIZE(order); i++)
 		for (j = 0; j < ARRAY_SIZE(d->raw); j++)
 			if (d->raw[j].kind == order[i] + 1)
 				raw_destroy(d->ctx->cmd_fd, order[i], d->raw[j].h);
 	for (i = 0; i < ARRAY_SIZE(order); i++) {
 		s = slots(d, order[i], &n);
-		for (k = 0; k < n; k++, ADD(S->w[W].beat, 1))
+		for (k = 0; k < n; k++, ADD(S->w[W].beat[0], 1))
 			if (s[k] && lib_destroy(order[i], s[k]))
 				bury(s[k]);
 	}
@@ -345,8 +383,8 @@ static void dev_close(struct dev *d)
 			munmap(d->map[i].p, d->map[i].len);
 	ibv_close_device(d->ctx);
 	memset(d, 0, sizeof(*d));
+	pthread_rwlock_unlock(&dev_lock);
 }
-
 
 static void *map_or_die(void *at, size_t len, int prot, int flags, int fd)
 {
@@ -380,7 +418,6 @@ static void worker_memory(void)
 			_exit(2);
 	}
 }
-
 
 /* ---- arguments of the verbs-level operations ---- */
 static uint32_t cap(struct op *o, uint32_t small)
