@@ -430,11 +430,11 @@ static int op_open_qp(struct op *o)
 	return 0;
 }
 
-/* One step of a QP towards one of ours, a published QPN or any number. */
+/* One or two steps of a QP towards one of ours, a published QPN or any. */
 static int op_connect(struct op *o)
 {
 	struct bent b;
-	int k = LIVE(o->d, qp), j = LIVE(o->d, qp), dev = o->dev, t;
+	int k = LIVE(o->d, qp), j = LIVE(o->d, qp), dev = o->dev, t, err;
 	uint32_t dqpn = (uint32_t)W64() & 0xffffff;
 
 	if (k < 0)
@@ -448,7 +448,10 @@ static int op_connect(struct op *o)
 		dev = (int)(b.dev & 1);
 	}
 	DESC("[%d] towards qpn %#x on %s", k, dqpn, devname[dev]);
-	return step_qp(o, o->d->qp[k], dqpn, &S->gid[dev]);
+	err = step_qp(o, o->d->qp[k], dqpn, &S->gid[dev]);
+	if (!err && P(50))
+		err = step_qp(o, o->d->qp[k], dqpn, &S->gid[dev]);
+	return err;
 }
 
 /*

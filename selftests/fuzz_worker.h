@@ -509,9 +509,9 @@ static int step_qp(struct op *o, struct ibv_qp *qp, uint32_t dqpn,
 		else if (t == IBV_QPT_XRC_RECV)
 			mask |= IBV_QP_TIMEOUT;
 		break;
-	case IBV_QPS_RTS:	/* mostly stays, with another RNR timer */
-		a.qp_state = P(50) ? IBV_QPS_RTS : P(60) ? IBV_QPS_ERR :
-			     P(50) ? IBV_QPS_SQD : IBV_QPS_RESET;
+	case IBV_QPS_RTS:	/* often stays, with another RNR timer */
+		a.qp_state = P(40) ? IBV_QPS_RTS : P(35) ? IBV_QPS_SQD :
+			     P(60) ? IBV_QPS_ERR : IBV_QPS_RESET;
 		a.min_rnr_timer = (uint8_t)R(32);
 		if (a.qp_state == IBV_QPS_RTS && t == IBV_QPT_RC)
 			mask |= IBV_QP_MIN_RNR_TIMER;
@@ -519,7 +519,7 @@ static int step_qp(struct op *o, struct ibv_qp *qp, uint32_t dqpn,
 			a.qp_state = IBV_QPS_ERR;	/* known bug 1, below */
 		break;
 	case IBV_QPS_SQD:
-		a.qp_state = P(50) ? IBV_QPS_RTS : IBV_QPS_ERR;
+		a.qp_state = P(70) ? IBV_QPS_RTS : IBV_QPS_ERR;
 		/*
 		 * Known bug 1: SQD -> RTS kicks the QP to its poller, which
 		 * sets flags in a send ring an XRC_TGT does not have (NULL
@@ -531,6 +531,7 @@ static int step_qp(struct op *o, struct ibv_qp *qp, uint32_t dqpn,
 	default:
 		a.qp_state = IBV_QPS_RESET;
 	}
+	DESC("type %d %d->%d", t, q.qp_state, a.qp_state);
 	return ibv_modify_qp(qp, &a, mask);
 }
 
