@@ -4,6 +4,7 @@
 #
 #   make            kernel module + libsofthca + tools + selftests
 #   make check      install dependencies, build, KUnit, guest selftests
+#   make check-debug  the same, then the sanitizer tier (debug kernel)
 #   make demo       boot a guest and show a softhca device
 #   make bench      boot a guest, run softhca-perf on softhca and rdma_rxe
 #   make install    module (updates/ + depmod), library, drop-in libibverbs,
@@ -64,7 +65,7 @@ PERF_SRCS := $(sort $(wildcard tools/perf/*.c))
 PERF      := $(B)/bin/softhca-perf
 PERF_IBV  := $(B)/bin/softhca-perf-ibverbs
 
-.PHONY: all module lib dropin tools selftests kunit check check-guest demo bench install \
+.PHONY: all module lib dropin tools selftests kunit check check-debug check-guest demo bench install \
 	clean deps checkpatch
 
 all: module lib tools selftests
@@ -158,6 +159,11 @@ deps:
 # The README's test command: everything from a fresh Debian 12 machine.
 check:
 	tools/check
+
+# The sanitizer tier on top: the debug kernel, every selftest on it,
+# prove-tier (Documentation/testing.rst).
+check-debug:
+	SOFTHCA_CHECK_DEBUG=1 tools/check
 
 demo: deps all
 	tools/vm/run-guest -t 300 -- tools/demo.sh
