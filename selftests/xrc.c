@@ -357,6 +357,28 @@ TEST(opcodes)
 		    (uintptr_t)word, T.mr->rkey, 42, 7) == IBV_WC_SUCCESS &&
 	      *(uint64_t *)I.buf == 42 && *word == 7, "CMP_AND_SWP");
 
+	/*
+	 * The receive QP through RTS, SQD and back to RTS (it has no send
+	 * queue: SQD -> RTS once handed it to a poller, which read the
+	 * absent ring and oopsed); it still receives.
+	 */
+	{
+		struct ibv_qp_attr a = { .qp_state = IBV_QPS_RTS,
+					 .timeout = 14 };
+
+		CHECK(!ibv_modify_qp(tgt, &a, IBV_QP_STATE | IBV_QP_TIMEOUT |
+				     IBV_QP_SQ_PSN), "receive QP to RTS");
+		a.qp_state = IBV_QPS_SQD;
+		CHECK(!ibv_modify_qp(tgt, &a, IBV_QP_STATE), "to SQD");
+		a.qp_state = IBV_QPS_RTS;
+		CHECK(!ibv_modify_qp(tgt, &a, IBV_QP_STATE), "back to RTS");
+		fill(I.buf, 3000, 80);
+		CHECK(!srq_post(srq, &T, 8, 0, 4096), "post_srq_recv");
+		CHECK(xpost(ini, &I, IBV_WR_SEND, 0, 3000, srqn, 0, 0, 0, 0) ==
+		      IBV_WC_SUCCESS && wait_wc(T.cq, &wc) && wc.wr_id == 8 &&
+		      !memcmp(I.buf, T.buf, 3000), "SEND after SQD -> RTS");
+	}
+
 	CHECK(!ibv_destroy_qp(ini) && !ibv_destroy_qp(tgt) &&
 	      !ibv_destroy_srq(srq) && !ibv_close_xrcd(xrcd), "teardown");
 	close(fd);

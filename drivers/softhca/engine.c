@@ -84,6 +84,12 @@ void softhca_engine_kick(struct softhca_qp *qp)
 	unsigned long flags;
 	bool wake = false;
 
+	/*
+	 * A QP without a send queue (XRC_TGT) has nothing to run, and the
+	 * poller would read its absent ring's flags (SQD -> RTS kicks).
+	 */
+	if (!qp->sq.ring.entries)
+		return;
 	spin_lock_irqsave(&p->lock, flags);
 	if (qp->poll_state == SOFTHCA_POLL_IDLE && !READ_ONCE(qp->dying)) {
 		refcount_inc(&qp->ref);
