@@ -36,8 +36,6 @@
  * 30 s, a link delete or add failing or hanging.  The summary is printed
  * as NOTE lines; FUZZ_OUT (/tmp/fuzz-outcomes.txt) gets the count of each
  * (operation, errno) outcome and of each completion status polled.
- * FUZZ_KNOWN_BUGS=1 lets the operations run into the kernel bugs they
- * otherwise step around (each marked "known bug" where it is avoided).
  *
  * This file holds the verbs-level operations, their table, a worker's
  * loop and main(); fuzz.h the harness (PRNG, shared memory, raw
@@ -510,10 +508,6 @@ static int op_modify_qp(struct op *o)
 		a.ah_attr.grh.dgid = S->gid[R(2)];
 	if (k < 0)
 		return NOOP;
-	/* Known bug 1 (fuzz_worker.h, step_qp()): no XRC_TGT into SQD. */
-	if (o->d->qp[k]->qp_type == IBV_QPT_XRC_RECV && !known_bugs &&
-	    a.qp_state == IBV_QPS_SQD)
-		a.qp_state = IBV_QPS_ERR;
 	DESC("[%d] mask %#x state %d", k, mask, a.qp_state);
 	return ibv_modify_qp(o->d->qp[k], &a, mask);
 }
@@ -847,7 +841,6 @@ int main(int argc, char **argv)
 	devname[0] = env_or("SOFTHCA_DEV", "sh0");
 	devname[1] = env_or("SOFTHCA_DEV2", "sh1");
 	netdev2 = env_or("FUZZ_NETDEV2", "sv1");
-	known_bugs = atoi(env_or("FUZZ_KNOWN_BUGS", "0"));
 	S = mmap(NULL, sizeof(*S), RW, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (S == MAP_FAILED)
 		return 2;

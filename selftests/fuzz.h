@@ -214,7 +214,6 @@ static inline int raw_destroy(int fd, int kind, uint32_t handle)
 static int W;				/* a worker's slot in S->w */
 static uint64_t wseed;			/* and its seed */
 static int trace;			/* replay: print every operation */
-static int known_bugs;			/* FUZZ_KNOWN_BUGS: run into them too */
 static const char *devname[2], *netdev2;
 
 /* Into the kernel log too: a panic's console still names the seeds. */

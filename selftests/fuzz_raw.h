@@ -188,10 +188,6 @@ static int op_raw(struct op *o)
 	if (c->kills >= 0 && lib_holds(o->d, 0, NULL, h))
 		h = ~h;
 	memcpy((char *)req + c->hoff, &h, sizeof(h));
-	/* Known bug 1: no QP into SQD, or an XRC_TGT could leave it to RTS. */
-	if (c->cmd == IB_USER_VERBS_CMD_MODIFY_QP && !known_bugs &&
-	    ((struct ib_uverbs_modify_qp *)req)->qp_state == IBV_QPS_SQD)
-		((struct ib_uverbs_modify_qp *)req)->qp_state = IBV_QPS_ERR;
 	if (c->cmd == IB_USER_VERBS_CMD_POLL_CQ)
 		((uint32_t *)req)[3] = R(17);
 	if (c->cmd == IB_USER_VERBS_CMD_REREG_MR)

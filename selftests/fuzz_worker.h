@@ -515,18 +515,10 @@ static int step_qp(struct op *o, struct ibv_qp *qp, uint32_t dqpn,
 		a.min_rnr_timer = (uint8_t)R(32);
 		if (a.qp_state == IBV_QPS_RTS && t == IBV_QPT_RC)
 			mask |= IBV_QP_MIN_RNR_TIMER;
-		if (a.qp_state == IBV_QPS_SQD && t == IBV_QPT_XRC_RECV && !known_bugs)
-			a.qp_state = IBV_QPS_ERR;	/* known bug 1, below */
 		break;
 	case IBV_QPS_SQD:
+		/* SQD -> RTS of an XRC_TGT once oopsed (b48721c). */
 		a.qp_state = P(70) ? IBV_QPS_RTS : IBV_QPS_ERR;
-		/*
-		 * Known bug 1: SQD -> RTS kicks the QP to its poller, which
-		 * sets flags in a send ring an XRC_TGT does not have (NULL
-		 * pointer write in softhca_poller_adopt(), a panic).
-		 */
-		if (t == IBV_QPT_XRC_RECV && !known_bugs)
-			a.qp_state = IBV_QPS_ERR;
 		break;
 	default:
 		a.qp_state = IBV_QPS_RESET;
