@@ -7,7 +7,9 @@ figure (median latency, message rate or bandwidth), the ratio
 softhca/rxe, system calls per operation and CPU per operation (the
 application, and kernel threads: softhca's pollers, rxe's workers).
 The targets of the benchmark issue are checked at the end: they are
-reported, never asserted (a benchmark is not a test).
+reported, never asserted (a benchmark is not a test).  Rows whose case
+starts with pt_ are Debian's perftest (tool "perftest" in the results),
+softhca's under softhca-run: perftest counts no system calls or CPU.
 """
 import json
 import statistics
@@ -74,6 +76,11 @@ def main(path):
               f"{pair('syscalls_per_op'):>19}  {pair('cpu_us_per_op'):>17}  "
               f"{pair('kthread_us_per_op'):>18}")
 
+    if any(k[0].startswith("pt_") for k in order):
+        print("pt_*: Debian's perftest (ib_send_lat t_typical, ib_write_bw BW average"
+              " and MsgRate), server on sh0|rxe0, client on sh1|rxe1, one process"
+              " each; softhca under softhca-run")
+
     print()
     print("Targets (softhca against rxe in this run; TCG figures are relative):")
     checks = [
@@ -93,6 +100,13 @@ def main(path):
         print(f"    (SEND 64 B hop over {len(hops)} module loads: "
               f"{', '.join(fmt(x) for x in hops)} us; median {fmt(m)} us = "
               f"{fmt(m / rx['t_median_us'])} of rxe's)")
+    pt = [(label, ratio.get(key, (None,))[0]) for label, key in (
+        ("SEND 64 B hop", ("pt_lat_send", 64)),
+        ("WRITE 64 B rate", ("pt_rate_write", 64)),
+        ("WRITE 1 MiB", ("pt_bw_write", 1048576))) if key in ratio]
+    if pt:
+        print("    (the same by perftest, two devices, two processes: "
+              + ", ".join(f"{label} {fmt(q)}" for label, q in pt) + ")")
     for key in (("lat_send", 64), ("rate_write", 64), ("bw_write", 1048576)):
         sh = ratio.get(key, (None, None))[1]
         s = sh.get("syscalls_per_op") if sh else None
