@@ -105,14 +105,24 @@ static void softhca_req_retire(struct softhca_qp *qp, u8 status,
 
 	if (status == IB_WC_SUCCESS)
 		cqe.byte_len = qp->req.len;
+
+	/*
+	 * The slot is free before the completion says so: a process that
+	 * polls the CQE and posts at once must find room (perftest's
+	 * one-entry send queues got ENOMEM "now and then" when the CQE came
+	 * first).  The CQE is built from the kernel's copy, not the slot.
+	 */
+	qp->req.busy = false;
+	qp->sq.cons++;
+	/*
+	 * Pairs with the producer's load-acquire of cons; the CQE's owner
+	 * store-release below orders this store before the CQE too.
+	 */
+	smp_store_release(&hdr->cons, qp->sq.cons);
+
 	if (status != IB_WC_SUCCESS || (w->ctrl.flags & SOFTHCA_WQE_F_SIGNALED) ||
 	    qp->sq_sig_type == IB_SIGNAL_ALL_WR)
 		softhca_cq_push(to_scq(qp->ibqp.send_cq), &cqe, false);
-
-	qp->req.busy = false;
-	qp->sq.cons++;
-	/* Pairs with the producer's load-acquire of cons: slot reusable. */
-	smp_store_release(&hdr->cons, qp->sq.cons);
 	if (status != IB_WC_SUCCESS)
 		out->err = true;
 	if (qp->req.drain_notify) {
