@@ -190,7 +190,7 @@ SHCA_EXPORT int ibv_resize_cq(struct ibv_cq *ibcq, int cqe)
 		struct softhca_resize_cq_resp drv;
 	} resp;
 	struct shca_cq_view *view;
-	int err;
+	int err, tries;
 
 	if (cqe < 1)
 		return EINVAL;
@@ -205,11 +205,22 @@ SHCA_EXPORT int ibv_resize_cq(struct ibv_cq *ibcq, int cqe)
 	__atomic_store_n(&cq->hdr->cons, cq->cons, __ATOMIC_RELEASE);
 	err = shca_cmd(ibcq->context->cmd_fd, IB_USER_VERBS_CMD_RESIZE_CQ,
 		       &req, sizeof(req), &resp, sizeof(resp));
-	if (!err)
+	/*
+	 * The kernel writes the new ring from now on: the library must
+	 * follow, or completions land where nobody reads them.  A mapping
+	 * refused for want of memory is tried again (one failed allocation,
+	 * as selftests/failnth.c injects, left the CQ silent before); one
+	 * that keeps failing leaves the CQ unreadable: EIO.
+	 */
+	for (tries = 0; !err && tries < 8; tries++) {
 		err = shca_ring_map(&view->ring, ibcq->context->cmd_fd,
 				    resp.drv.ring_offset, resp.drv.ring_size,
 				    resp.drv.entries,
 				    sizeof(struct softhca_cqe));
+		if (err != ENOMEM && err != EAGAIN)
+			break;
+		err = tries < 7 ? 0 : EIO;
+	}
 	if (!err) {
 		/* The old mapping stays for unlocked readers (cq_poll.c). */
 		view->older = cq->view;
