@@ -11,6 +11,9 @@ pj=/tmp/perf.json
 
 modprobe -r softhca 2>/dev/null
 modprobe softhca
+# rdma_rxe binds UDP 4791 in this namespace when it loads, and cannot
+# once a softhca device has (drivers/softhca/net.c): it loads first.
+modprobe rdma_rxe 2>/dev/null
 mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null
 softhca_on_veth 2
 

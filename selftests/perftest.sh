@@ -35,6 +35,9 @@ T=60		# seconds any one program may take
 RUN=$REPO/tools/softhca-run
 TMP=$(mktemp -d)
 modprobe -a ib_uverbs softhca
+# rdma_rxe binds UDP 4791 in this namespace when it loads, and cannot
+# once a softhca device has (drivers/softhca/net.c): it loads first.
+modprobe rdma_rxe 2>/dev/null
 softhca_on_veth 2
 
 rxe_why=

@@ -22,6 +22,8 @@
 #include <rdma/ib_verbs.h>
 
 #include "engine.h"
+#include "counters.h"
+#include "net.h"
 
 /* Protects softhca_devs only; see the locking rules above. */
 DEFINE_MUTEX(softhca_devs_lock);
@@ -104,7 +106,11 @@ int softhca_newlink(const char *ibdev_name, struct net_device *ndev)
 	xa_init_flags(&sdev->mrs, XA_FLAGS_ALLOC1);
 	xa_init_flags(&sdev->ahs, XA_FLAGS_ALLOC1);
 	INIT_LIST_HEAD(&sdev->list);
+	INIT_LIST_HEAD(&sdev->net_node);
 	softhca_init_ibdev(sdev);
+	err = softhca_counters_init(sdev);
+	if (err)
+		goto err_dealloc;
 	err = softhca_engine_start(sdev, ibdev_name);
 	if (err)
 		goto err_dealloc;
@@ -132,6 +138,15 @@ int softhca_newlink(const char *ibdev_name, struct net_device *ndev)
 	sdev->last_port_state = softhca_port_state(netif_running(ndev),
 						   netif_carrier_ok(ndev),
 						   READ_ONCE(ndev->mtu));
+
+	/*
+	 * On the wire of the netdev's namespace; if UDP 4791 is taken there
+	 * (rdma_rxe in the initial namespace), the device still works
+	 * between the QPs of this host (net.c said so in the log).
+	 */
+	err = softhca_net_attach(sdev);
+	if (err && err != -EADDRINUSE)
+		goto err_dealloc;
 
 	err = ib_register_device(&sdev->ibdev, ibdev_name, NULL);
 	if (err) {
@@ -182,7 +197,9 @@ void softhca_dealloc_driver(struct ib_device *ibdev)
 	WARN_ON(!xa_empty(&sdev->qps) || !xa_empty(&sdev->srqs) ||
 		!xa_empty(&sdev->mrs) || !xa_empty(&sdev->ahs));
 	softhca_devs_index_del(sdev);
+	softhca_net_detach(sdev);
 	softhca_engine_stop(sdev);
+	softhca_counters_free(sdev);
 	xa_destroy(&sdev->qps);
 	xa_destroy(&sdev->srqs);
 	xa_destroy(&sdev->mrs);

@@ -62,7 +62,10 @@ enum softhca_ack {
 
 /**
  * struct softhca_msg - one message, or one chunk of it, for a responder
- * @src: the sending QP
+ * @src_qpn: the sending QP's number (a receive completion's src_qp)
+ * @src_dev: the sending QP's device, its ib_core index plus one; 0 for a
+ *	QP on another host (the sender is known only by what a packet says)
+ * @src_qpt: the sending QP's type (enum ib_qp_type)
  * @opcode: IB_UVERBS_WR_*
  * @first, @last: position of this chunk in its message
  * @solicited: the solicited-event bit (last chunk)
@@ -76,11 +79,14 @@ enum softhca_ack {
  * @data: SEND/WRITE: where the payload comes from; READ: where it goes;
  *	atomics: unused (the result comes back in @atomic_orig)
  * @atomic_orig: out: the remote value before the atomic
+ * @rnr_timer: out: with SOFTHCA_RNR, the receiver's min_rnr_timer code
  * @peer_err: out: the responder's QP must move to ERR with this event
  *	(0: no); the requester does it once it dropped its own locks
  */
 struct softhca_msg {
-	struct softhca_qp *src;
+	u32 src_qpn;
+	u32 src_dev;
+	u8 src_qpt;
 	u8 opcode;
 	bool first;
 	bool last;
@@ -96,8 +102,33 @@ struct softhca_msg {
 	u64 total;
 	struct softhca_cursor *data;
 	u64 atomic_orig;
+	u8 rnr_timer;
 	int peer_err;
 };
+
+/**
+ * struct softhca_transport - how a message reaches its responder
+ * @send: hand @msg (one chunk) from @qp to @dest and return the answer a
+ *	RoCE responder would give.  The same-host transport (loopback.c)
+ *	calls the responder; the RoCEv2 one (wire.c) puts the message in
+ *	packets.  Context: @qp's sq.lock held, BHs off.
+ *
+ * softhca_dest_get() picks the transport per destination, so the
+ * requester never asks where its peer is.
+ */
+struct softhca_transport {
+	enum softhca_ack (*send)(struct softhca_qp *qp,
+				 struct softhca_dest *dest,
+				 struct softhca_msg *msg);
+};
+
+extern const struct softhca_transport softhca_loopback;
+extern const struct softhca_transport softhca_wire;
+
+/* wire.c */
+enum softhca_ack softhca_wire_send(struct softhca_qp *qp,
+				   struct softhca_dest *dest,
+				   struct softhca_msg *msg);
 
 /* mem.c */
 int softhca_mr_pages_init(struct softhca_mr *mr);
@@ -129,17 +160,25 @@ int softhca_mem_atomic(struct softhca_mr *mr, u64 addr, u8 opcode,
 /* loopback.c */
 void softhca_devs_index_add(struct softhca_dev *sdev);
 void softhca_devs_index_del(struct softhca_dev *sdev);
-u32 softhca_dev_by_gid(const union ib_gid *gid);
+u32 softhca_dev_by_gid(const union ib_gid *gid, const struct net *net);
+enum softhca_ack softhca_loopback_send(struct softhca_qp *qp,
+				       struct softhca_dest *dest,
+				       struct softhca_msg *msg);
 int softhca_dest_get(struct softhca_qp *qp, const struct softhca_send_wqe *wqe,
 		     struct softhca_dest *dest);
 void softhca_dest_put(struct softhca_dest *dest);
 struct softhca_qp *softhca_qp_get(struct softhca_dev *sdev, u32 qpn);
-bool softhca_sender_active(u32 dev_index, u32 qpn, u32 dest_qpn);
+bool softhca_sender_active(u32 dev, u32 qpn, u32 dest_qpn);
 
 /* RC and XRC: the transports that acknowledge (and retry) */
 static inline bool softhca_qpt_reliable(enum ib_qp_type t)
 {
 	return t == IB_QPT_RC || t == IB_QPT_XRC_INI || t == IB_QPT_XRC_TGT;
+}
+
+static inline bool softhca_is_ud(enum ib_qp_type t)
+{
+	return t == IB_QPT_UD || t == IB_QPT_GSI;
 }
 
 /* resp.c */

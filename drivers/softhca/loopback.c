@@ -4,13 +4,17 @@
  *
  * A message goes to a QP number on a device.  The device is found once,
  * from a destination GID (an RC/UC QP's path at RTR, a UD AH at
- * creation): the softhca device whose GID table holds that GID, as a
- * device index.  Per message, softhca_dest_get() turns (device index,
- * QP number) into references on the device's registration and on the
- * QP (kept from one message to the next, see req.c), or says that
- * nobody is there (a peer on another host needs the RoCEv2 transport,
- * which is not written yet: to this transport such a peer does not
- * answer).
+ * creation): the softhca device whose GID table holds that GID and
+ * whose netdev is in the same network namespace as the sender's, as a
+ * device index.  (A device in another namespace is reached the way a
+ * container reaches it, through the network: a namespace is not
+ * bypassed.)  Per message, softhca_dest_get() turns (device index, QP
+ * number) into references on the device's registration and on the QP
+ * (kept from one message to the next, see req.c) and the same-host
+ * transport, whose send is the responder itself.  A UD destination that
+ * no device here owns goes on the wire (wire.c) when the sender's device
+ * is on it; RC, UC and XRC peers elsewhere do not answer yet (their
+ * wire protocol is still to come).
  *
  * Every registered softhca device is in softhca_dev_xa under its ib_core
  * index.  Lookups take the xarray lock and then the device's
@@ -21,6 +25,7 @@
 #include <rdma/ib_cache.h>
 
 #include "engine.h"
+#include "net.h"
 
 static DEFINE_XARRAY(softhca_dev_xa);
 
@@ -50,12 +55,13 @@ static struct softhca_dev *softhca_dev_get(unsigned long index)
 /**
  * softhca_dev_by_gid - which softhca device on this host owns a GID
  * @gid: the GID
+ * @net: the network namespace the device's netdev must be in
  *
  * Context: any (no sleeping).
  * Return: the device's index plus one, or 0 when no softhca device here
  * has that GID.
  */
-u32 softhca_dev_by_gid(const union ib_gid *gid)
+u32 softhca_dev_by_gid(const union ib_gid *gid, const struct net *net)
 {
 	const struct ib_gid_attr *attr;
 	struct softhca_dev *sdev;
@@ -71,6 +77,10 @@ u32 softhca_dev_by_gid(const union ib_gid *gid)
 			return 0;
 		if (IS_ERR(sdev))
 			continue;
+		if (!net_eq(dev_net(sdev->ndev), net)) {
+			ib_device_put(&sdev->ibdev);
+			continue;
+		}
 		attr = rdma_find_gid_by_port(&sdev->ibdev, gid,
 					     IB_GID_TYPE_ROCE_UDP_ENCAP,
 					     SOFTHCA_PORT, NULL);
@@ -97,7 +107,8 @@ struct softhca_qp *softhca_qp_get(struct softhca_dev *sdev, u32 qpn)
 
 /**
  * softhca_sender_active - is a connected QP still sending to us?
- * @dev_index: ib_device index of the sender's device
+ * @dev: the sender's device, its ib_device index plus one (0: a QP on
+ *	another host, which only its own packets speak for: "active")
  * @qpn: the sender's QP number
  * @dest_qpn: the receiving QP's number
  *
@@ -109,13 +120,16 @@ struct softhca_qp *softhca_qp_get(struct softhca_dev *sdev, u32 qpn)
  *
  * Context: any (no sleeping).
  */
-bool softhca_sender_active(u32 dev_index, u32 qpn, u32 dest_qpn)
+bool softhca_sender_active(u32 dev, u32 qpn, u32 dest_qpn)
 {
-	struct softhca_dev *sdev = softhca_dev_get(dev_index);
+	struct softhca_dev *sdev;
 	enum ib_qp_state state;
 	struct softhca_qp *qp;
 	bool active = false;
 
+	if (!dev)
+		return true;
+	sdev = softhca_dev_get(dev - 1);
 	if (!sdev)
 		return false;
 	qp = softhca_qp_get(sdev, qpn);
@@ -186,6 +200,13 @@ int softhca_dest_get(struct softhca_qp *qp, const struct softhca_send_wqe *wqe,
 		to.dev = READ_ONCE(qp->dest_dev);
 		to.qpn = qp->attr.dest_qp_num;
 	}
+	if (!to.dev && softhca_is_ud(qp->ibqp.qp_type) &&
+	    softhca_net_attached(to_sdev(qp->ibqp.device))) {
+		softhca_dest_put(dest);
+		to.tp = &softhca_wire;
+		*dest = to;
+		return 0;
+	}
 	if (dest->qp && dest->dev == to.dev && dest->qpn == to.qpn &&
 	    !READ_ONCE(dest->qp->dying)) {
 		dest->qkey = to.qkey;
@@ -205,6 +226,7 @@ int softhca_dest_get(struct softhca_qp *qp, const struct softhca_send_wqe *wqe,
 		goto fail;
 	}
 	softhca_dest_put(dest);
+	to.tp = &softhca_loopback;
 	*dest = to;
 	return 0;
 
@@ -216,6 +238,7 @@ fail:
 /* Drop a destination's references (none if @dest->qp is NULL). */
 void softhca_dest_put(struct softhca_dest *dest)
 {
+	dest->tp = NULL;
 	if (!dest->qp)
 		return;
 	softhca_mr_cache_drop(&dest->mr_cache);
@@ -223,3 +246,15 @@ void softhca_dest_put(struct softhca_dest *dest)
 	ib_device_put(&dest->sdev->ibdev);
 	dest->qp = NULL;
 }
+
+/* The same-host transport: the responder answers at once. */
+enum softhca_ack softhca_loopback_send(struct softhca_qp *qp,
+				       struct softhca_dest *dest,
+				       struct softhca_msg *msg)
+{
+	return softhca_resp_deliver(dest, msg);
+}
+
+const struct softhca_transport softhca_loopback = {
+	.send = softhca_loopback_send,
+};

@@ -12,6 +12,7 @@
 #include <rdma/rdma_netlink.h>
 
 #include "engine.h"
+#include "net.h"
 
 struct softhca_limits softhca_limits = {
 	.max_pd = 65536,
@@ -211,9 +212,14 @@ static int __init softhca_init(void)
 {
 	int err;
 
-	err = softhca_netdev_notifier_register();
+	err = softhca_net_init();
 	if (err)
 		return err;
+	err = softhca_netdev_notifier_register();
+	if (err) {
+		softhca_net_exit();
+		return err;
+	}
 	rdma_link_register(&softhca_link_ops);
 	pr_info("%s %s loaded\n", SOFTHCA_DRV_NAME, SOFTHCA_DRV_VERSION);
 	return 0;
@@ -225,6 +231,7 @@ static void __exit softhca_exit(void)
 	rdma_link_unregister(&softhca_link_ops);
 	softhca_remove_all();
 	softhca_netdev_notifier_unregister();
+	softhca_net_exit();
 }
 
 module_init(softhca_init);

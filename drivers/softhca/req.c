@@ -52,6 +52,7 @@
  * itself, and the responder may be this very QP.
  */
 #include <linux/hrtimer.h>
+#include <linux/indirect_call_wrapper.h>
 #include <rdma/ib_verbs.h>
 
 #include "engine.h"
@@ -280,7 +281,6 @@ static int softhca_req_chunk(struct softhca_qp *qp, struct softhca_req_out *out)
 	struct softhca_msg msg = {};
 	struct softhca_cursor local;
 	enum softhca_ack ack;
-	u8 rnr_timer;
 	u32 nseg, chunk;
 	int err;
 
@@ -306,7 +306,9 @@ static int softhca_req_chunk(struct softhca_qp *qp, struct softhca_req_out *out)
 	softhca_cursor_skip(&local, qp->req.done);
 
 	chunk = min_t(u64, qp->req.len - qp->req.done, softhca_engine.chunk);
-	msg.src = qp;
+	msg.src_qpn = qp->ibqp.qp_num;
+	msg.src_dev = qp->ibqp.device->index + 1;
+	msg.src_qpt = qp->ibqp.qp_type;
 	msg.opcode = w->ctrl.opcode;
 	msg.first = !qp->req.done;
 	msg.last = qp->req.done + chunk == qp->req.len;
@@ -322,12 +324,12 @@ static int softhca_req_chunk(struct softhca_qp *qp, struct softhca_req_out *out)
 	msg.total = qp->req.len;
 	msg.data = &local;
 
-	ack = softhca_resp_deliver(dest, &msg);
+	ack = INDIRECT_CALL_2(dest->tp->send, softhca_loopback_send,
+			      softhca_wire_send, qp, dest, &msg);
 	if (ack == SOFTHCA_ACK && softhca_is_atomic(msg.opcode))
 		softhca_copy_from_kernel(&local, &msg.atomic_orig, 8);
 	if (!(w->ctrl.flags & SOFTHCA_WQE_F_INLINE))
 		softhca_segs_put(qp->req.segs, nseg);
-	rnr_timer = dest->qp->attr.min_rnr_timer;
 	if (msg.peer_err && !out->peer_event) {
 		out->peer_event = msg.peer_err;
 		out->peer = *dest;	/* takes over the references */
@@ -343,7 +345,7 @@ static int softhca_req_chunk(struct softhca_qp *qp, struct softhca_req_out *out)
 			softhca_req_retire(qp, IB_WC_SUCCESS, out);
 		return max(1U, DIV_ROUND_UP(chunk, SOFTHCA_STEP_BYTES));
 	case SOFTHCA_RNR:
-		softhca_req_rnr(qp, rnr_timer, out);
+		softhca_req_rnr(qp, msg.rnr_timer, out);
 		return 0;
 	case SOFTHCA_NO_PEER:
 		softhca_req_no_answer(qp, out);

@@ -69,11 +69,6 @@ static bool softhca_resp_can_receive(enum ib_qp_state s)
 	       s == IB_QPS_SQE;
 }
 
-static bool softhca_is_ud(enum ib_qp_type t)
-{
-	return t == IB_QPT_UD || t == IB_QPT_GSI;
-}
-
 /*
  * The receive side of one message: the QP's RQ or SRQ, or for XRC_TGT
  * the SRQ the message names (referenced for the delivery).
@@ -88,8 +83,7 @@ struct softhca_rx {
 /* What an unanswerable message means to its sender. */
 static enum softhca_ack softhca_resp_drop(struct softhca_msg *msg)
 {
-	return softhca_qpt_reliable(msg->src->ibqp.qp_type) ? SOFTHCA_NO_PEER :
-								  SOFTHCA_ACK;
+	return softhca_qpt_reliable(msg->src_qpt) ? SOFTHCA_NO_PEER : SOFTHCA_ACK;
 }
 
 /*
@@ -191,7 +185,7 @@ static void softhca_resp_complete(struct softhca_qp *qp, struct softhca_rx *rx,
 		.opcode = opcode,
 		.byte_len = byte_len,
 		.qp_num = qp->ibqp.qp_num,
-		.src_qp = msg->src->ibqp.qp_num,
+		.src_qp = msg->src_qpn,
 		.wc_flags = wc_flags,
 		.network_hdr_type = hdr_type,
 	};
@@ -421,8 +415,8 @@ static enum softhca_ack softhca_resp_atomic(struct softhca_qp *qp,
 static bool softhca_resp_peer_ok(struct softhca_dest *dest,
 				 struct softhca_msg *msg)
 {
-	struct softhca_qp *qp = dest->qp, *src = msg->src;
-	enum ib_qp_type t = qp->ibqp.qp_type, st = src->ibqp.qp_type;
+	struct softhca_qp *qp = dest->qp;
+	enum ib_qp_type t = qp->ibqp.qp_type, st = msg->src_qpt;
 
 	if (softhca_is_ud(st))
 		return softhca_is_ud(t) && dest->qkey == qp->attr.qkey;
@@ -430,7 +424,7 @@ static bool softhca_resp_peer_ok(struct softhca_dest *dest,
 	if (st == IB_QPT_XRC_INI)
 		return t == IB_QPT_XRC_TGT;
 	/* Connected: the receiver must be connected back to the sender. */
-	return t == st && qp->attr.dest_qp_num == src->ibqp.qp_num;
+	return t == st && qp->attr.dest_qp_num == msg->src_qpn;
 }
 
 /* Does a message of this opcode consume a receive WQE? */
@@ -495,7 +489,7 @@ static void softhca_resp_xrc_drop(struct softhca_qp *qp)
 static bool softhca_resp_xrc_claim(struct softhca_qp *qp,
 				   struct softhca_msg *msg)
 {
-	u32 dev = msg->src->ibqp.device->index, qpn = msg->src->ibqp.qp_num;
+	u32 dev = msg->src_dev, qpn = msg->src_qpn;
 
 	if (qp->resp.busy) {
 		if (qp->resp.owner_dev == dev && qp->resp.owner_qpn == qpn) {
@@ -582,6 +576,8 @@ enum softhca_ack softhca_resp_deliver(struct softhca_dest *dest,
 	}
 out:
 	spin_unlock(&qp->resp.lock);
+	if (ack == SOFTHCA_RNR)
+		msg->rnr_timer = qp->attr.min_rnr_timer;
 	if (xrc)
 		softhca_srq_put(rx.srq);
 	return ack;

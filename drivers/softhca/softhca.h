@@ -127,6 +127,9 @@ struct softhca_dev {
 	atomic_t key_gen;
 	struct softhca_poller *pollers;
 	unsigned int npollers;
+	struct softhca_counters __percpu *counters;	/* counters.h */
+	struct softhca_net __rcu *net;	/* net.c: on the wire (NULL: not) */
+	struct list_head net_node;	/* in net->devs (net.c) */
 };
 
 /**
@@ -266,12 +269,21 @@ static inline void softhca_wq_init(struct softhca_wq *wq,
 struct softhca_seg;
 struct softhca_mr;
 
-/* Where a message goes: the result of the transport's lookup. */
+struct softhca_transport;
+struct softhca_net;
+struct softhca_counters;
+
+/*
+ * Where a message goes: the result of the lookup (loopback.c).  @tp is
+ * how it gets there: the same-host transport, with @qp and @sdev the
+ * referenced receiving QP and its device; or the wire, with @qp NULL.
+ */
 struct softhca_dest {
+	const struct softhca_transport *tp;	/* NULL: nowhere */
 	struct softhca_qp *qp;	/* referenced */
 	struct softhca_dev *sdev;	/* registration held (ib_device_try_get) */
-	union ib_gid sgid;	/* UD: the sender's GID, for the GRH */
-	union ib_gid dgid;	/* UD: the destination GID, for the GRH */
+	union ib_gid sgid;	/* UD, wire: the sender's GID (GRH, IP source) */
+	union ib_gid dgid;	/* UD, wire: the destination GID */
 	u32 dev;		/* @sdev's index plus one */
 	u32 qpn;
 	u32 qkey;
@@ -305,6 +317,8 @@ struct softhca_req_cache {
  *	of 0 means no limit)
  * @drain_notify: raise SQ_DRAINED when the WQE in flight retires
  * @ud_max: largest UD message (the port MTU when the QP was created)
+ * @wire_sent: packets put on the wire (wire.c: a UD packet's PSN is
+ *	the QP's sq_psn plus this)
  * @cache: lookups the QP's poller keeps between its runs (req.c)
  */
 struct softhca_req {
@@ -319,6 +333,7 @@ struct softhca_req {
 	u8 rnr_left;
 	u8 retry_left;
 	u32 ud_max;
+	u32 wire_sent;
 	struct softhca_req_cache cache;
 };
 
@@ -331,9 +346,10 @@ struct softhca_req {
  * @busy: @wqe holds a WQE taken for a message not finished yet
  * @offset: bytes of that message placed so far
  * @srqn: XRC_TGT: the XRC SRQ @wqe came from
- * @owner_dev, @owner_qpn: XRC_TGT: the device index and number of the
- *	XRC_INI QP whose message @wqe is being filled by (several INIs may
- *	send through one XRC_TGT; see resp.c)
+ * @owner_dev, @owner_qpn: XRC_TGT: the device (ib_core index plus one,
+ *	0: another host) and number of the XRC_INI QP whose message @wqe is
+ *	being filled by (several INIs may send through one XRC_TGT; see
+ *	resp.c)
  */
 struct softhca_resp {
 	spinlock_t lock;	/* see above */

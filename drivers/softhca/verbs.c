@@ -5,6 +5,7 @@
  */
 #include <rdma/ib_verbs.h>
 
+#include "counters.h"
 #include "softhca.h"
 
 static enum rdma_link_layer softhca_get_link_layer(struct ib_device *ibdev,
@@ -20,6 +21,7 @@ const struct ib_device_ops softhca_dev_ops = {
 
 	.device_group = &softhca_attr_group,
 
+	.alloc_hw_port_stats = softhca_alloc_hw_port_stats,
 	.alloc_pd = softhca_alloc_pd,
 	.alloc_ucontext = softhca_alloc_ucontext,
 	.alloc_xrcd = softhca_alloc_xrcd,
@@ -40,6 +42,7 @@ const struct ib_device_ops softhca_dev_ops = {
 	.disassociate_ucontext = softhca_disassociate_ucontext,
 	.get_dev_fw_str = softhca_get_dev_fw_str,
 	.get_dma_mr = softhca_get_dma_mr,
+	.get_hw_stats = softhca_get_hw_stats,
 	.get_link_layer = softhca_get_link_layer,
 	.get_port_immutable = softhca_get_port_immutable,
 	.mmap = softhca_mmap,

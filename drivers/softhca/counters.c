@@ -1,0 +1,64 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * softhca: the port's counters (see counters.h).
+ */
+#include <rdma/ib_verbs.h>
+
+#include "softhca.h"
+#include "counters.h"
+
+/* The names `rdma statistic show` prints, in enum softhca_counter order. */
+static const struct rdma_stat_desc softhca_counter_descs[] = {
+	[SOFTHCA_CNT_TX_PACKETS].name = "tx_packets",
+	[SOFTHCA_CNT_TX_BYTES].name = "tx_bytes",
+	[SOFTHCA_CNT_TX_DROPS].name = "tx_drops",
+	[SOFTHCA_CNT_RX_PACKETS].name = "rx_packets",
+	[SOFTHCA_CNT_RX_BYTES].name = "rx_bytes",
+	[SOFTHCA_CNT_RX_BAD_ICRC].name = "rx_bad_icrc",
+	[SOFTHCA_CNT_RX_MALFORMED].name = "rx_malformed",
+	[SOFTHCA_CNT_RX_BAD_PKEY].name = "rx_bad_pkey",
+	[SOFTHCA_CNT_RX_NO_QP].name = "rx_no_qp",
+	[SOFTHCA_CNT_RX_UNSUPPORTED].name = "rx_unsupported",
+};
+
+static_assert(ARRAY_SIZE(softhca_counter_descs) == SOFTHCA_CNT_NUM);
+
+int softhca_counters_init(struct softhca_dev *sdev)
+{
+	sdev->counters = alloc_percpu(struct softhca_counters);
+	return sdev->counters ? 0 : -ENOMEM;
+}
+
+void softhca_counters_free(struct softhca_dev *sdev)
+{
+	free_percpu(sdev->counters);
+	sdev->counters = NULL;
+}
+
+struct rdma_hw_stats *softhca_alloc_hw_port_stats(struct ib_device *ibdev,
+						  u32 port)
+{
+	return rdma_alloc_hw_stats_struct(softhca_counter_descs,
+					  SOFTHCA_CNT_NUM,
+					  RDMA_HW_STATS_DEFAULT_LIFESPAN);
+}
+
+int softhca_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
+			 u32 port, int index)
+{
+	struct softhca_dev *sdev = to_sdev(ibdev);
+	int cpu, i;
+
+	if (!port || !stats)
+		return -EINVAL;
+	for (i = 0; i < SOFTHCA_CNT_NUM; i++)
+		stats->value[i] = 0;
+	for_each_possible_cpu(cpu) {
+		const struct softhca_counters *c = per_cpu_ptr(sdev->counters,
+							       cpu);
+
+		for (i = 0; i < SOFTHCA_CNT_NUM; i++)
+			stats->value[i] += READ_ONCE(c->v[i]);
+	}
+	return SOFTHCA_CNT_NUM;
+}

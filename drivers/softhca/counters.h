@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * softhca: the port's counters (counters.c), as `rdma statistic show`
+ * and /sys/class/infiniband/DEV/ports/1/hw_counters/ show them.
+ *
+ * Per-CPU, so that counting costs the data path no shared cache line;
+ * summed when read.  Bumped from the poller threads and from softirq:
+ * this_cpu_inc() is safe from both.
+ */
+#ifndef SOFTHCA_COUNTERS_H
+#define SOFTHCA_COUNTERS_H
+
+#include <linux/percpu.h>
+
+enum softhca_counter {
+	SOFTHCA_CNT_TX_PACKETS,		/* RoCEv2 packets handed to IP */
+	SOFTHCA_CNT_TX_BYTES,		/* their bytes from BTH to ICRC */
+	SOFTHCA_CNT_TX_DROPS,		/* not sent: no route, no memory */
+	SOFTHCA_CNT_RX_PACKETS,		/* RoCEv2 packets taken */
+	SOFTHCA_CNT_RX_BYTES,		/* their bytes from BTH to ICRC */
+	SOFTHCA_CNT_RX_BAD_ICRC,	/* dropped: ICRC mismatch */
+	SOFTHCA_CNT_RX_MALFORMED,	/* dropped: headers the parser refused */
+	SOFTHCA_CNT_RX_BAD_PKEY,	/* dropped: not the default partition */
+	SOFTHCA_CNT_RX_NO_QP,		/* dropped: no such QP, or wrong type */
+	SOFTHCA_CNT_RX_UNSUPPORTED,	/* dropped: a transport not on the wire yet */
+	SOFTHCA_CNT_NUM
+};
+
+struct softhca_counters {
+	u64 v[SOFTHCA_CNT_NUM];
+};
+
+/* Count one event / @n units on this CPU (any context). */
+#define softhca_count(sdev, c)		this_cpu_inc((sdev)->counters->v[c])
+#define softhca_count_add(sdev, c, n)	this_cpu_add((sdev)->counters->v[c], n)
+
+struct softhca_dev;
+struct ib_device;
+struct rdma_hw_stats;
+
+int softhca_counters_init(struct softhca_dev *sdev);
+void softhca_counters_free(struct softhca_dev *sdev);
+struct rdma_hw_stats *softhca_alloc_hw_port_stats(struct ib_device *ibdev,
+						  u32 port);
+int softhca_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
+			 u32 port, int index);
+
+#endif /* SOFTHCA_COUNTERS_H */

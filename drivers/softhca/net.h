@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * softhca: the net layer of the RoCEv2 transport (net.c).
+ *
+ * UDP port 4791 is bound once per network namespace, for IPv4 and for
+ * IPv6, when the first softhca device on a netdev of that namespace is
+ * created; every datagram it receives goes to the device bound to the
+ * netdev it arrived on.  Transmission builds the IP and UDP headers of
+ * a packet whose RoCE part (BTH .. ICRC) the transport built, in the
+ * netdev's namespace, out of that netdev.
+ */
+#ifndef SOFTHCA_NET_H
+#define SOFTHCA_NET_H
+
+#include <linux/skbuff.h>
+#include <rdma/ib_verbs.h>
+
+struct softhca_dev;
+
+/* Room a transmitted skb needs in front of its BTH. */
+#define SOFTHCA_NET_HEADROOM \
+	(LL_MAX_HEADER + sizeof(struct ipv6hdr) + sizeof(struct udphdr))
+
+/**
+ * struct softhca_path - the network ends of a packet
+ * @sgid: our GID (a RoCEv2 GID of the device: IPv4-mapped or IPv6)
+ * @dgid: the peer's GID
+ * @sport: the UDP source port (RoCEv2: 0xC000 | a flow hash; receivers
+ *	ignore it, switches spread flows by it)
+ * @tclass: IPv4 TOS / IPv6 traffic class
+ * @hop_limit: TTL / hop limit (0: 64)
+ */
+struct softhca_path {
+	union ib_gid sgid;
+	union ib_gid dgid;
+	__be16 sport;
+	u8 tclass;
+	u8 hop_limit;
+};
+
+int softhca_net_init(void);
+void softhca_net_exit(void);
+int softhca_net_attach(struct softhca_dev *sdev);
+void softhca_net_detach(struct softhca_dev *sdev);
+bool softhca_net_attached(struct softhca_dev *sdev);
+int softhca_net_xmit(struct softhca_dev *sdev, struct sk_buff *skb,
+		     const struct softhca_path *path);
+
+/* wire.c: a RoCEv2 packet arrived (skb->data at its BTH); consumes @skb */
+void softhca_wire_rcv(struct softhca_dev *sdev, struct sk_buff *skb);
+
+#endif /* SOFTHCA_NET_H */

@@ -1,0 +1,233 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * softhca: the RoCEv2 transport.
+ *
+ * The second implementation of struct softhca_transport (engine.h):
+ * where the same-host transport hands a message to the responder, this
+ * one puts it in RoCEv2 packets (roce_hdr.h) and gives them to the net
+ * layer (net.c), and what arrives from the net layer goes to the
+ * responder of the QP it names, as a message from a QP elsewhere.
+ *
+ * So far: UD.  A UD message is one packet (the requester refuses longer
+ * ones, req.c); it is sent and forgotten, like on any HCA: a packet the
+ * network loses, or that no QP takes, still completes with success at
+ * the sender.  A received UD packet must pass the checks of IBA 9.6 and
+ * of rxe, the peer we interoperate with: a good ICRC, a valid UD opcode
+ * with its DETH, the default P_Key, a UD QP of that number here; the
+ * Q_Key is the responder's to check (resp.c).  Anything else is
+ * dropped.  RC, UC and XRC packets are dropped too until their protocol
+ * (PSNs, ACKs, retransmission) is written: loopback.c does not pick
+ * this transport for them.
+ *
+ * Context: sending runs under the sending QP's sq.lock with BHs off;
+ * receiving runs in softirq (the UDP socket's receive), where the
+ * responder's locks are taken as everywhere, with BHs off.
+ */
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <net/ipv6.h>
+
+#include "counters.h"
+#include "engine.h"
+#include "net.h"
+#include "roce_hdr.h"
+
+/*
+ * The UDP source port: 0xC000 plus a hash of the two QP numbers, so that
+ * ECMP spreads QP pairs (receivers ignore it).
+ */
+static __be16 softhca_wire_sport(u32 a, u32 b)
+{
+	u32 h = a ^ b;
+
+	h ^= h >> 14;
+	return htons(0xc000 | (h & 0x3fff));
+}
+
+/* UD: one packet, sent and forgotten. */
+static enum softhca_ack softhca_wire_send_ud(struct softhca_qp *qp,
+					     struct softhca_dest *dest,
+					     struct softhca_msg *msg)
+{
+	struct softhca_dev *sdev = to_sdev(qp->ibqp.device);
+	struct softhca_roce_fields f = {
+		.opcode = msg->opcode == IB_UVERBS_WR_SEND_WITH_IMM ?
+			  SOFTHCA_UD(SEND_ONLY_WITH_IMMEDIATE) :
+			  SOFTHCA_UD(SEND_ONLY),
+		.se = msg->solicited,
+		.pkey = SOFTHCA_ROCE_DEF_PKEY,
+		.dqpn = dest->qpn,
+		.psn = qp->attr.sq_psn + qp->req.wire_sent,
+		.qkey = msg->qkey,
+		.sqpn = qp->ibqp.qp_num,
+		.imm = (__force __be32)msg->imm,
+	};
+	struct softhca_path path = {
+		.sgid = dest->sgid,
+		.dgid = dest->dgid,
+		.sport = softhca_wire_sport(qp->ibqp.qp_num, dest->qpn),
+	};
+	u32 hdr_len = softhca_roce_ops[f.opcode].hdr_len;
+	u32 pad = -msg->len & 3, len = hdr_len + msg->len + pad;
+	struct softhca_cursor dst;
+	struct softhca_seg seg;
+	struct sk_buff *skb;
+	u8 *p;
+
+	if (msg->opcode != IB_UVERBS_WR_SEND &&
+	    msg->opcode != IB_UVERBS_WR_SEND_WITH_IMM)
+		return SOFTHCA_ACK;	/* the WQE check let no other through */
+	skb = alloc_skb(SOFTHCA_NET_HEADROOM + len + SOFTHCA_ICRC_LEN,
+			GFP_ATOMIC);
+	if (!skb) {
+		softhca_count(sdev, SOFTHCA_CNT_TX_DROPS);
+		return SOFTHCA_ACK;	/* lost, as a datagram may be */
+	}
+	skb_reserve(skb, SOFTHCA_NET_HEADROOM);
+	p = skb_put(skb, len + SOFTHCA_ICRC_LEN);
+	if (softhca_roce_build(p, hdr_len, &f, msg->len) < 0) {
+		kfree_skb(skb);
+		return SOFTHCA_ACK;
+	}
+	seg.mr = NULL;
+	seg.addr = (uintptr_t)(p + hdr_len);
+	seg.len = msg->len;
+	softhca_cursor_init(&dst, &seg, 1);
+	softhca_copy(&dst, msg->data, msg->len);
+	memset(p + hdr_len + msg->len, 0, pad);
+	qp->req.wire_sent++;
+	softhca_net_xmit(sdev, skb, &path);
+	return SOFTHCA_ACK;
+}
+
+/**
+ * softhca_wire_send - the RoCEv2 transport's send
+ * @qp: the sending QP
+ * @dest: the destination (loopback.c: a UD AH no device here owns)
+ * @msg: the message
+ *
+ * Context: @qp's sq.lock held, BHs off.
+ */
+enum softhca_ack softhca_wire_send(struct softhca_qp *qp,
+				   struct softhca_dest *dest,
+				   struct softhca_msg *msg)
+{
+	if (softhca_is_ud(qp->ibqp.qp_type))
+		return softhca_wire_send_ud(qp, dest, msg);
+	/* Not picked for connected QPs yet (loopback.c): nobody answers. */
+	return softhca_qpt_reliable(qp->ibqp.qp_type) ? SOFTHCA_NO_PEER :
+							  SOFTHCA_ACK;
+}
+
+const struct softhca_transport softhca_wire = {
+	.send = softhca_wire_send,
+};
+
+/* The packet's IP addresses as GIDs (IPv4: IPv4-mapped). */
+static void softhca_wire_gids(const struct sk_buff *skb, union ib_gid *sgid,
+			      union ib_gid *dgid)
+{
+	if (ip_hdr(skb)->version == 4) {
+		ipv6_addr_set_v4mapped(ip_hdr(skb)->saddr,
+				       (struct in6_addr *)sgid->raw);
+		ipv6_addr_set_v4mapped(ip_hdr(skb)->daddr,
+				       (struct in6_addr *)dgid->raw);
+	} else {
+		memcpy(sgid->raw, &ipv6_hdr(skb)->saddr, sizeof(sgid->raw));
+		memcpy(dgid->raw, &ipv6_hdr(skb)->daddr, sizeof(dgid->raw));
+	}
+}
+
+/* A UD packet (parsed, its ICRC good) for a QP of @sdev. */
+static void softhca_wire_rcv_ud(struct softhca_dev *sdev, struct sk_buff *skb,
+				const struct softhca_roce_pkt *pkt)
+{
+	const struct softhca_deth *deth = softhca_pkt_deth(pkt);
+	const struct softhca_immdt *immdt = softhca_pkt_immdt(pkt);
+	u32 qpn = softhca_bth_qpn(softhca_pkt_bth(pkt));
+	struct softhca_seg seg = {
+		.addr = (uintptr_t)softhca_pkt_payload(pkt),
+		.len = pkt->paylen,
+	};
+	struct softhca_dest dest = {};
+	struct softhca_msg msg = {};
+	struct softhca_cursor src;
+	struct softhca_qp *qp;
+
+	if (!deth || !(pkt->mask & SOFTHCA_H_ONLY)) {
+		softhca_count(sdev, SOFTHCA_CNT_RX_MALFORMED);
+		return;
+	}
+	qp = softhca_qp_get(sdev, qpn);
+	if (!qp || !softhca_is_ud(qp->ibqp.qp_type)) {
+		softhca_count(sdev, SOFTHCA_CNT_RX_NO_QP);
+	} else {
+		dest.qp = qp;
+		dest.sdev = sdev;
+		dest.dev = sdev->ibdev.index + 1;
+		dest.qpn = qpn;
+		dest.qkey = be32_to_cpu(deth->qkey);
+		softhca_wire_gids(skb, &dest.sgid, &dest.dgid);
+
+		softhca_cursor_init(&src, &seg, 1);
+		msg.src_qpn = softhca_deth_sqp(deth);
+		msg.src_qpt = IB_QPT_UD;
+		msg.opcode = immdt ? IB_UVERBS_WR_SEND_WITH_IMM :
+				     IB_UVERBS_WR_SEND;
+		msg.first = true;
+		msg.last = true;
+		msg.solicited = softhca_bth_se(softhca_pkt_bth(pkt));
+		msg.imm = immdt ? (__force u32)immdt->imm : 0;
+		msg.qkey = dest.qkey;
+		msg.len = pkt->paylen;
+		msg.total = pkt->paylen;
+		msg.data = &src;
+		softhca_resp_deliver(&dest, &msg);
+		softhca_mr_cache_drop(&dest.mr_cache);
+		if (msg.peer_err)
+			softhca_qp_error(qp, msg.peer_err);
+	}
+	if (qp)
+		softhca_qp_put(qp);
+}
+
+/**
+ * softhca_wire_rcv - a RoCEv2 packet arrived for @sdev
+ * @sdev: the device bound to the netdev it arrived on (held)
+ * @skb: the packet, skb->data at its BTH, network and transport headers
+ *	set; consumed
+ *
+ * Context: softirq (net.c).
+ */
+void softhca_wire_rcv(struct softhca_dev *sdev, struct sk_buff *skb)
+{
+	enum softhca_counter why = SOFTHCA_CNT_RX_MALFORMED;
+	struct softhca_roce_pkt pkt;
+	int err;
+
+	if (skb_linearize(skb) ||
+	    softhca_roce_parse(skb->data, skb->len, &pkt))
+		goto drop;
+	err = softhca_icrc_check_skb(skb);
+	if (err) {
+		if (err == -EBADMSG)
+			why = SOFTHCA_CNT_RX_BAD_ICRC;
+		goto drop;
+	}
+	/* The default partition only (the low 15 bits; either membership). */
+	if ((softhca_bth_pkey(softhca_pkt_bth(&pkt)) & 0x7fff) != 0x7fff) {
+		why = SOFTHCA_CNT_RX_BAD_PKEY;
+		goto drop;
+	}
+	softhca_count(sdev, SOFTHCA_CNT_RX_PACKETS);
+	softhca_count_add(sdev, SOFTHCA_CNT_RX_BYTES, skb->len);
+	if ((pkt.opcode & SOFTHCA_TP_MASK) == SOFTHCA_TP_UD)
+		softhca_wire_rcv_ud(sdev, skb, &pkt);
+	else
+		softhca_count(sdev, SOFTHCA_CNT_RX_UNSUPPORTED);
+	consume_skb(skb);
+	return;
+drop:
+	softhca_count(sdev, why);
+	kfree_skb(skb);
+}
