@@ -39,7 +39,7 @@ int softhca_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
 	if (attr->grh.sgid_attr)
 		ah->sgid = attr->grh.sgid_attr->gid;
 	ah->dest_dev = softhca_dev_by_gid(&attr->grh.dgid, dev_net(sdev->ndev));
-	err = xa_alloc(&sdev->ahs, &ah->ah_num, ah, XA_LIMIT(1, U32_MAX), gfp);
+	err = xa_alloc_bh(&sdev->ahs, &ah->ah_num, ah, XA_LIMIT(1, U32_MAX), gfp);
 	if (err)
 		goto err_count;
 
@@ -52,7 +52,7 @@ int softhca_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
 	return 0;
 
 err_erase:
-	xa_erase(&sdev->ahs, ah->ah_num);
+	xa_erase_bh(&sdev->ahs, ah->ah_num);
 err_count:
 	atomic_dec(&sdev->num_ahs);
 	return err;
@@ -69,7 +69,7 @@ int softhca_destroy_ah(struct ib_ah *ibah, u32 flags)
 	struct softhca_dev *sdev = to_sdev(ibah->device);
 	struct softhca_ah *ah = to_sah(ibah);
 
-	xa_erase(&sdev->ahs, ah->ah_num);
+	xa_erase_bh(&sdev->ahs, ah->ah_num);
 	atomic_dec(&sdev->num_ahs);
 	return 0;
 }

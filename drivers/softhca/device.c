@@ -101,10 +101,14 @@ int softhca_newlink(const char *ibdev_name, struct net_device *ndev)
 	sdev->ndev = ndev;
 	netdev_hold(ndev, &sdev->ndev_tracker, GFP_KERNEL);
 	atomic_set(&sdev->num_pds, 0);
-	xa_init_flags(&sdev->qps, XA_FLAGS_ALLOC);
-	xa_init_flags(&sdev->srqs, XA_FLAGS_ALLOC1);
-	xa_init_flags(&sdev->mrs, XA_FLAGS_ALLOC1);
-	xa_init_flags(&sdev->ahs, XA_FLAGS_ALLOC1);
+	/*
+	 * The RoCEv2 receive path looks QPs, SRQs and MRs up in softirq
+	 * (wire.c): every user of these locks keeps BHs off.
+	 */
+	xa_init_flags(&sdev->qps, XA_FLAGS_ALLOC | XA_FLAGS_LOCK_BH);
+	xa_init_flags(&sdev->srqs, XA_FLAGS_ALLOC1 | XA_FLAGS_LOCK_BH);
+	xa_init_flags(&sdev->mrs, XA_FLAGS_ALLOC1 | XA_FLAGS_LOCK_BH);
+	xa_init_flags(&sdev->ahs, XA_FLAGS_ALLOC1 | XA_FLAGS_LOCK_BH);
 	INIT_LIST_HEAD(&sdev->list);
 	INIT_LIST_HEAD(&sdev->net_node);
 	softhca_init_ibdev(sdev);

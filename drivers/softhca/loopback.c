@@ -97,11 +97,11 @@ struct softhca_qp *softhca_qp_get(struct softhca_dev *sdev, u32 qpn)
 {
 	struct softhca_qp *qp;
 
-	xa_lock(&sdev->qps);
+	xa_lock_bh(&sdev->qps);
 	qp = xa_load(&sdev->qps, qpn);
 	if (qp && !refcount_inc_not_zero(&qp->ref))
 		qp = NULL;
-	xa_unlock(&sdev->qps);
+	xa_unlock_bh(&sdev->qps);
 	return qp;
 }
 
@@ -153,7 +153,7 @@ static int softhca_dest_ah(struct softhca_qp *qp,
 	struct softhca_ah *ah;
 	int err = -EINVAL;
 
-	xa_lock(&sdev->ahs);
+	xa_lock_bh(&sdev->ahs);
 	ah = xa_load(&sdev->ahs, wqe->ud.ah_num);
 	if (ah && ah->ibah.pd == qp->ibqp.pd) {
 		*dev = ah->dest_dev;
@@ -161,7 +161,7 @@ static int softhca_dest_ah(struct softhca_qp *qp,
 		dest->dgid = ah->attr.grh.dgid;
 		err = 0;
 	}
-	xa_unlock(&sdev->ahs);
+	xa_unlock_bh(&sdev->ahs);
 	return err;
 }
 

@@ -76,11 +76,11 @@ struct softhca_mr *softhca_mr_get(struct softhca_dev *sdev, u32 key,
 {
 	struct softhca_mr *mr;
 
-	xa_lock(&sdev->mrs);
+	xa_lock_bh(&sdev->mrs);
 	mr = xa_load(&sdev->mrs, key >> 8);
 	if (mr && (mr->ibmr.lkey != key || !refcount_inc_not_zero(&mr->ref)))
 		mr = NULL;
-	xa_unlock(&sdev->mrs);
+	xa_unlock_bh(&sdev->mrs);
 	if (!mr)
 		return NULL;
 

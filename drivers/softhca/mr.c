@@ -55,9 +55,9 @@ static int softhca_mr_insert(struct softhca_dev *sdev, struct softhca_mr *mr)
 	u32 index, key;
 	int err;
 
-	err = xa_alloc_cyclic(&sdev->mrs, &index, mr,
-			      XA_LIMIT(1, SOFTHCA_MAX_NUM), &sdev->next_mr,
-			      GFP_KERNEL);
+	err = xa_alloc_cyclic_bh(&sdev->mrs, &index, mr,
+				 XA_LIMIT(1, SOFTHCA_MAX_NUM), &sdev->next_mr,
+				 GFP_KERNEL);
 	if (err < 0)
 		return err;
 	key = (index << 8) | ((u32)atomic_inc_return(&sdev->key_gen) & 0xff);
@@ -181,7 +181,7 @@ int softhca_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 	 * go of them); wait for the old references.
 	 */
 	WRITE_ONCE(mr->dead, true);
-	xa_erase(&sdev->mrs, ibmr->lkey >> 8);
+	xa_erase_bh(&sdev->mrs, ibmr->lkey >> 8);
 	softhca_mr_put(mr);
 	wait_for_completion(&mr->released);
 	softhca_mr_free(sdev, mr);

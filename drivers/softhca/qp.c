@@ -201,12 +201,12 @@ static int softhca_qpn_alloc(struct softhca_dev *sdev, enum ib_qp_type type,
 
 	if (type == IB_QPT_GSI) {
 		*qpn = 1;
-		return xa_insert(&sdev->qps, 1, NULL, GFP_KERNEL);
+		return xa_insert_bh(&sdev->qps, 1, NULL, GFP_KERNEL);
 	}
 	/* 0 and 1 are the special QPs. */
-	err = xa_alloc_cyclic(&sdev->qps, qpn, NULL,
-			      XA_LIMIT(2, SOFTHCA_MAX_NUM), &sdev->next_qpn,
-			      GFP_KERNEL);
+	err = xa_alloc_cyclic_bh(&sdev->qps, qpn, NULL,
+				 XA_LIMIT(2, SOFTHCA_MAX_NUM), &sdev->next_qpn,
+				 GFP_KERNEL);
 	return err < 0 ? err : 0;
 }
 
@@ -266,11 +266,11 @@ int softhca_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		if (err)
 			goto err_qpn;
 	}
-	xa_store(&sdev->qps, qpn, qp, GFP_KERNEL);
+	xa_store_bh(&sdev->qps, qpn, qp, GFP_KERNEL);
 	return 0;
 
 err_qpn:
-	xa_erase(&sdev->qps, qpn);
+	xa_erase_bh(&sdev->qps, qpn);
 err_engine:
 	softhca_qp_free_engine(qp);
 	softhca_qp_free_rings(qp);
@@ -289,7 +289,7 @@ int softhca_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	 * and dying; wait for the senders, pollers and timers that hold
 	 * one, then nothing else touches the QP.
 	 */
-	xa_erase(&sdev->qps, ibqp->qp_num);
+	xa_erase_bh(&sdev->qps, ibqp->qp_num);
 	WRITE_ONCE(qp->dying, true);
 	softhca_engine_detach(qp);
 	softhca_qp_put(qp);

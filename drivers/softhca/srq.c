@@ -55,9 +55,9 @@ int softhca_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 				(stride - sizeof(struct softhca_recv_wqe)) /
 				sizeof(struct softhca_sge));
 
-	err = xa_alloc_cyclic(&sdev->srqs, &srqn, NULL,
-			      XA_LIMIT(1, SOFTHCA_MAX_NUM), &sdev->next_srqn,
-			      GFP_KERNEL);
+	err = xa_alloc_cyclic_bh(&sdev->srqs, &srqn, NULL,
+				 XA_LIMIT(1, SOFTHCA_MAX_NUM), &sdev->next_srqn,
+				 GFP_KERNEL);
 	if (err < 0)
 		goto err_ring;
 	srq->srqn = srqn;
@@ -78,11 +78,11 @@ int softhca_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 		if (err)
 			goto err_srqn;
 	}
-	xa_store(&sdev->srqs, srqn, srq, GFP_KERNEL);
+	xa_store_bh(&sdev->srqs, srqn, srq, GFP_KERNEL);
 	return 0;
 
 err_srqn:
-	xa_erase(&sdev->srqs, srqn);
+	xa_erase_bh(&sdev->srqs, srqn);
 err_ring:
 	softhca_ring_free(&srq->rq.ring);
 err_count:
@@ -130,7 +130,7 @@ int softhca_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
 	 * is found by number: once out of the xarray no new reference is
 	 * taken; wait for a delivery in progress to let go of it.
 	 */
-	xa_erase(&sdev->srqs, srq->srqn);
+	xa_erase_bh(&sdev->srqs, srq->srqn);
 	softhca_srq_put(srq);
 	wait_for_completion(&srq->released);
 	softhca_ring_free(&srq->rq.ring);
@@ -150,11 +150,11 @@ struct softhca_srq *softhca_srq_get(struct softhca_dev *sdev, u32 srqn)
 {
 	struct softhca_srq *srq;
 
-	xa_lock(&sdev->srqs);
+	xa_lock_bh(&sdev->srqs);
 	srq = xa_load(&sdev->srqs, srqn);
 	if (srq && !refcount_inc_not_zero(&srq->ref))
 		srq = NULL;
-	xa_unlock(&sdev->srqs);
+	xa_unlock_bh(&sdev->srqs);
 	return srq;
 }
 
