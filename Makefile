@@ -3,8 +3,10 @@
 # softhca top-level Makefile.
 #
 #   make            kernel module + libsofthca + tools + selftests
-#   make check      install dependencies, build, KUnit, guest selftests
-#   make check-debug  the same, then the sanitizer tier (debug kernel)
+#   make check      install dependencies, build, the guest selftests on
+#                   Debian's kernel and on the sanitizer tier's debug
+#                   kernel (KASAN, lockdep, kmemleak, KUnit), prove-tier
+#   make check-stock  the same without the sanitizer tier
 #   make demo       boot a guest and show a softhca device
 #   make bench      boot a guest, run softhca-perf on softhca and rdma_rxe
 #   make install    module (updates/ + depmod), library, drop-in libibverbs,
@@ -65,7 +67,7 @@ PERF_SRCS := $(sort $(wildcard tools/perf/*.c))
 PERF      := $(B)/bin/softhca-perf
 PERF_IBV  := $(B)/bin/softhca-perf-ibverbs
 
-.PHONY: all module lib dropin tools selftests kunit check check-debug check-guest demo bench install \
+.PHONY: all module lib dropin tools selftests kunit check check-stock check-guest demo bench install \
 	clean deps checkpatch
 
 all: module lib tools selftests
@@ -160,10 +162,10 @@ deps:
 check:
 	tools/check
 
-# The sanitizer tier on top: the debug kernel, every selftest on it,
-# prove-tier (Documentation/testing.rst).
-check-debug:
-	SOFTHCA_CHECK_DEBUG=1 tools/check
+# Without the sanitizer tier (the debug kernel, every selftest on it,
+# prove-tier: Documentation/testing.rst), for a quicker loop.
+check-stock:
+	SOFTHCA_CHECK_DEBUG=0 tools/check
 
 demo: deps all
 	tools/vm/run-guest -t 300 -- tools/demo.sh
