@@ -196,8 +196,17 @@ void softhca_dealloc_driver(struct ib_device *ibdev)
 	/* ib_core destroyed every object before calling us. */
 	WARN_ON(atomic_read(&sdev->num_pds) || atomic_read(&sdev->num_cqs) ||
 		atomic_read(&sdev->num_qps) || atomic_read(&sdev->num_srqs) ||
-		atomic_read(&sdev->num_mrs) || atomic_read(&sdev->num_ahs) ||
-		atomic_read(&sdev->num_xrcds));
+		atomic_read(&sdev->num_mrs) || atomic_read(&sdev->num_ahs));
+	/*
+	 * An XRC domain is ib_core's from its first open to its last close;
+	 * we only count it.  One still counted was never deallocated by
+	 * ib_core, through no fault of ours: Linux 6.1's ib_create_qp_user()
+	 * keeps a domain's use count when it fails after our create_qp made
+	 * an XRC_TGT QP (selftests/failnth.c).  Said, not WARNed.
+	 */
+	if (atomic_read(&sdev->num_xrcds))
+		ibdev_err(ibdev, "%d XRC domains never deallocated by ib_core\n",
+			  atomic_read(&sdev->num_xrcds));
 	WARN_ON(!xa_empty(&sdev->qps) || !xa_empty(&sdev->srqs) ||
 		!xa_empty(&sdev->mrs) || !xa_empty(&sdev->ahs));
 	softhca_devs_index_del(sdev);
