@@ -196,7 +196,15 @@ static int op_raw(struct op *o)
 		len = raw_post_body(o, (uint32_t *)req, c->cmd == IB_USER_VERBS_CMD_POST_SEND);
 	DESC("handle %u, %zu bytes", h, len);
 	err = raw_cmd(o->d->ctx->cmd_fd, c->cmd, req, len, c->resp);
-	if (!err && c->kills >= 0)
+	/*
+	 * ib_uverbs destroys first and writes the response last: a destroy
+	 * whose response pointer is wild fails with EFAULT, its object gone
+	 * all the same.  Its handle is free for the next object made, which
+	 * may be the library's: evicting the raw object later would destroy
+	 * that one (a library CQ's handle naming the next PD: create_qp's
+	 * EINVAL, seed 1795531633581712).
+	 */
+	if ((!err || (err == EFAULT && o->badptr)) && c->kills >= 0)
 		raw_forget(o->d, h);
 	if (!err && c->cmd == IB_USER_VERBS_CMD_RESIZE_CQ && req[0] == (uintptr_t)resp)
 		o->d->offs[o->d->noffs++ % ARRAY_SIZE(o->d->offs)] = resp[1];
