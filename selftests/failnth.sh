@@ -11,7 +11,7 @@
 #
 # kmemleak (debug kernel) is scanned before and after the sweeps here, and
 # what is new is one test point (objects reported before it are other
-# tests'): it fails unless failnth.c's list of known 6.1 ib_core bugs
+# tests'): it fails unless failnth_sweep.h's list of known 6.1 ib_core bugs
 # explains every new report, which are then cleared so that the guest's
 # own scan after the run (which fails it on any report) sees only what
 # comes later.  softhca says, when sh0 goes, how many XRC domains ib_core
@@ -91,7 +91,7 @@ kmemleak_summary() {
 
 # Nothing kmemleak reports is new since the sweeps began, except what
 # a known 6.1 ib_core bug explains ("failnth kmemleak": the known bugs
-# are listed in failnth.c only).  Run after the devices are deleted,
+# are listed in failnth_sweep.h only).  Run after the devices are deleted,
 # while softhca is still loaded: a frame of an unloaded module has no
 # name, and failnth takes a nameless frame for softhca's.  kmemleak
 # reports only objects older than 5 s: the scans wait for that since

@@ -1,0 +1,156 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * "rdma link add" under fault injection (failnth.c).
+ * Included once, in order, by failnth.c.
+ */
+#ifndef SOFTHCA_SELFTEST_FAILNTH_LINK_H
+#define SOFTHCA_SELFTEST_FAILNTH_LINK_H
+
+static int link_in_uverbs;	/* the attempt's fault was in ib_uverbs_add_one() */
+
+static int link_exists(void)
+{
+	uint32_t i;
+
+	return dev_index(LINK_NAME, &i) == 0 ||
+	       access("/sys/class/infiniband/" LINK_NAME, F_OK) == 0;
+}
+
+static int link_prep(void)
+{
+	newlink_msg(&link_msg, LINK_NAME, link_ndev);
+	return 0;
+}
+
+static int link_err_recv;	/* the error came from recv(): the reply */
+
+static int link_call(void)
+{
+	int err = nl_send(&link_msg);
+
+	link_err_recv = 0;
+	if (err)
+		return err;
+	err = nl_answer(link_msg.h.nlmsg_seq, NULL, NULL);
+	link_err_recv = err == ENOBUFS && nl_recv_err;
+	return err;
+}
+
+static int link_delete(void)
+{
+	int err = dellink(LINK_NAME), i;
+
+	if (err) {
+		printf("# link delete: %s\n", strerror(err));
+		return -1;
+	}
+	for (i = 0; i < 100 && link_exists(); i++)
+		usleep(50000);
+	if (link_exists()) {
+		printf("# " LINK_NAME " still there after delete\n");
+		return -1;
+	}
+	return 0;
+}
+
+static int link_failed(void)
+{
+	int made = link_exists();
+
+	link_in_uverbs = 0;
+	if (link_err_recv) {
+		/* The reply, not the request, was lost. */
+		link_ack_lost++;
+		link_ack_lost_made += made;
+		return made ? link_delete() : 0;
+	}
+	if (!made)
+		return 0;
+	printf("# link add failed, but " LINK_NAME " exists\n");
+	link_delete();
+	return -1;
+}
+
+static int link_use(void)
+{
+	struct ibv_device **l;
+	struct ibv_context *c = NULL;
+	union ibv_gid g;
+	int i, bad;
+
+	/* GID 0 comes from ib_core's GID worker, after registration. */
+	l = ibv_get_device_list(NULL);
+	for (i = 0; l && l[i]; i++)
+		if (!strcmp(ibv_get_device_name(l[i]), LINK_NAME))
+			c = ibv_open_device(l[i]);
+	ibv_free_device_list(l);
+	if (!c) {
+		printf("# cannot open " LINK_NAME ": %s\n", strerror(errno));
+		return -1;
+	}
+	for (i = 0; i < 100; i++) {
+		if (!ibv_query_gid(c, 1, 0, &g) &&
+		    (g.global.subnet_prefix || g.global.interface_id))
+			break;
+		usleep(50000);
+	}
+	bad = loopback_send(c);
+	ibv_close_device(c);
+	return bad;
+}
+
+/* Whether ib_uverbs gave device @ibdev its character device. */
+static int has_uverbs(const char *ibdev)
+{
+	DIR *d = opendir("/sys/class/infiniband_verbs");
+	struct dirent *de;
+	char path[300], name[64];
+	int found = 0;
+	FILE *f;
+
+	while (d && (de = readdir(d)) && !found) {
+		if (strncmp(de->d_name, "uverbs", 6))
+			continue;
+		snprintf(path, sizeof(path), "/sys/class/infiniband_verbs/%s/ibdev",
+			 de->d_name);
+		f = fopen(path, "re");
+		if (f && fgets(name, sizeof(name), f))
+			found = !strncmp(name, ibdev, strlen(ibdev)) &&
+				!strcmp(name + strlen(ibdev), "\n");
+		if (f)
+			fclose(f);
+	}
+	if (d)
+		closedir(d);
+	return found;
+}
+
+static int link_in_region(void)
+{
+	return link_in_uverbs;
+}
+
+static int link_done(int keep)
+{
+	int bad = 0;
+
+	link_in_uverbs = 0;
+	if (!link_exists()) {
+		printf("# link add succeeded, but no " LINK_NAME "\n");
+		return -1;
+	}
+	/*
+	 * ib_core registers a device even when a client's add fails (the
+	 * error is ignored by design): counted, not failed.  Only
+	 * ib_uverbs_add_one()'s failure leaves the device without its
+	 * uverbs node: the fault was inside that function (the sampling's
+	 * evidence, see TEST(rdma_link_add)).
+	 */
+	if (!keep && !has_uverbs(LINK_NAME))
+		link_no_uverbs++, link_in_uverbs = 1;
+	if (keep)
+		bad = link_use();
+	return bad | link_delete();
+}
+
+#endif
