@@ -47,6 +47,18 @@ t perf_two_devices perf_json sh -c "$P send_lat -d sh0 -D sh1 -s 64 -n 200 --jso
 t perf_ud perf_json sh -c "$P send_lat -c UD -d sh0 -D sh1 -s 64,1024 -n 200 --json && $P send_bw -c UD -d sh0 -s 64 -n 300 --json"
 t perf_events perf_json sh -c "$P send_lat -d sh0 -s 64 -n 200 --events --json && $P read_bw -d sh0 -s 64 -n 300 --events --json"
 t perf_fork perf_json sh -c "$P send_lat -d sh0 -D sh1 -s 64 -n 200 --fork --json && $P send_bw -d sh0 -s 64 -n 300 --fork --events --json && $P write_lat -d sh0 -s 64 -n 200 --fork --json"
+# A sender whose receiver sleeps on completion events meets RNR NAKs
+# (receives reposted one by one, min_rnr_timer 10 us): its QP goes back
+# and forth between the poller and the retry timer every few
+# microseconds.  A wait whose timer had fired once counted as not
+# pending, and a QP given back then hung (4 runs in 10); 20 runs.
+rnr_fork_runs() {
+	for i in $(seq 20); do
+		timeout 30 "$P" send_bw -d sh0 -s 64 -n 300 --fork --events --json > /dev/null ||
+			{ echo "run $i failed"; return 1; }
+	done
+}
+t perf_fork_events_rnr rnr_fork_runs
 t perf_idle_qps perf_json $P write_bw -d sh0 -s 64 -n 500 --idle-qps 200
 t perf_refuses_bad_options sh -c "
 	! $P write_bw -c UD -d sh0 2>/dev/null &&

@@ -219,7 +219,17 @@ softhca_req_cache_stale(const struct softhca_req_cache *cache)
 /*
  * Is there work the poller could do now?  A lockless look (the caller
  * re-checks after publishing NEED_WAKEUP): a WQE in progress that is not
- * waiting for its retry timer, or WQEs posted beyond the consumer index.
+ * waiting for its retry timer or whose wait is over, or WQEs posted
+ * beyond the consumer index.
+ *
+ * A wait that is over counts as work: its timer has fired, and the kick
+ * it gave may already be spent (a release that kept the QP for it, then
+ * a release of every QP on a contended CPU before the next pass ran it).
+ * Given back then, the QP waited for a timer that would never fire
+ * again, its WQEs stuck (softhca-perf send_bw --fork --events, RNR
+ * retries every 10 us: 4 runs in 10 hung).  A wait not yet over still
+ * has its timer to come: it fires no earlier than retry_until, and a
+ * kick it gives during a release is seen under the poller's lock.
  */
 static inline bool softhca_req_pending(struct softhca_qp *qp)
 {
@@ -228,7 +238,8 @@ static inline bool softhca_req_pending(struct softhca_qp *qp)
 	if (!qp->sq.ring.entries)
 		return false;
 	if (READ_ONCE(qp->req.busy))
-		return !READ_ONCE(qp->req.retry_wait);
+		return !READ_ONCE(qp->req.retry_wait) ||
+		       ktime_get_ns() >= READ_ONCE(qp->req.retry_until);
 	return READ_ONCE(hdr->prod) != READ_ONCE(qp->sq.cons) &&
 	       READ_ONCE(qp->state) == IB_QPS_RTS;
 }
