@@ -19,7 +19,7 @@ export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 # over a minute), and its kills at random points are fuzz.sh's and
 # xrc.sh's there.  failnth.sh needs the debug kernel's fault injection:
 # on Debian's it says so and skips its sweeps.
-default="kunit.sh module.sh link.sh port.sh verbs.sh cycles.sh objects.sh objects_life.sh datapath.sh xrc.sh wire.sh fuzz.sh failnth.sh"
+default="kunit.sh module.sh link.sh port.sh verbs.sh cycles.sh objects.sh objects_life.sh datapath.sh xrc.sh wire.sh wire_uc.sh fuzz.sh failnth.sh"
 [ "${SOFTHCA_SUITE:-stock}" = debug ] ||
 	default="$default kill.sh perf.sh dropin.sh perftest.sh"
 tests=${*:-$default}
