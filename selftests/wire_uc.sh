@@ -74,18 +74,82 @@ lose() {
 		{ echo "rx_seq_drops $s0 -> $(hwc shw3 rx_seq_drops), not +$seq"; return 1; }
 }
 
-# The traffic was counted and none of it refused, but for the losses.
+# handmade: a UC peer written by hand (python, raw IPv4, its own ICRC)
+# for uc_wire's server on shw1: one SEND from an address that is not
+# the peer's (dropped, rx_bad_peer), then, from the peer, the message
+# uc_wire expects and its end mark, which it must complete, every byte
+# checked.
+handmade() {
+	[ -x "$UCW" ] || { echo "SKIP: $UCW not built (no libibverbs)"; return 77; }
+	b0=$(hwc shw1 rx_bad_peer)
+	sg=$(gid_index shw1 10.77.0.2) || return 1
+	inns wns1 timeout "$T" "$RUN" "$UCW" -d shw1 -g "$sg" -p 18840 -s 64 -S 1 -P 0x100 \
+		> "$TMP/hand.srv" 2>&1 &
+	srv=$!
+	if ! wait_for 20 listening wns1 18840; then
+		kill $srv 2>/dev/null; wait $srv
+		echo "server never listened"; cat "$TMP/hand.srv"
+		return 1
+	fi
+	timeout $T python3 - 18840 > "$TMP/hand.cli" 2>&1 <<'PY'
+import socket, struct, sys, zlib
+port = int(sys.argv[1])
+PEER, ROGUE, DST = "10.77.0.1", "10.77.0.9", "10.77.0.2"
+s = socket.create_connection((DST, port))
+gid = b"\0" * 10 + b"\xff\xff" + socket.inet_aton(PEER)
+# uc_wire's struct dest: qpn, psn, rkey, (pad), addr, gid
+s.sendall(struct.pack("<IIIIQ16s", 0x77, 0x100, 0, 0, 0, gid))
+d = b""
+while len(d) < 40:
+    d += s.recv(40 - len(d))
+qpn = struct.unpack_from("<I", d, 0)[0]
+s.recv(1); s.sendall(b"s")		# both at RTS
+raw = socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_RAW)
+def pat(msg, k):				# uc_wire's pattern, op 0, from 0
+    return (k * 7 + msg * 13 + (k >> 8) * 3) & 0xff
+def send_only(src, psn, data):
+    pad = -len(data) & 3
+    body = struct.pack(">BBHII", 0x24, pad << 4, 0xffff, qpn, psn) + data + b"\0" * pad
+    udp = struct.pack(">HHHH", 0xc123, 4791, 8 + len(body) + 4, 0)
+    ip = struct.pack(">BBHHHBBH4s4s", 0x45, 0, 20 + len(udp) + len(body) + 4,
+                     0x1234, 0x4000, 64, 17, 0, socket.inet_aton(src),
+                     socket.inet_aton(DST))
+    # The ICRC: TOS, TTL, IP and UDP checksums and BTH byte 4 as ones.
+    mip = bytearray(ip); mip[1] = 0xff; mip[8] = 0xff; mip[10:12] = b"\xff\xff"
+    mudp = bytearray(udp); mudp[6:8] = b"\xff\xff"
+    mbody = bytearray(body); mbody[4] = 0xff
+    icrc = zlib.crc32(b"\xff" * 8 + bytes(mip) + bytes(mudp) + bytes(mbody))
+    raw.sendto(ip + udp + body + struct.pack("<I", icrc), (DST, 0))
+msg = bytearray(pat(0, k) for k in range(64))
+msg[0:4] = struct.pack("<I", 0)
+send_only(ROGUE, 0x100, bytes(msg))	# not the peer: dropped
+send_only(PEER, 0x100, bytes(msg))	# message 0
+send_only(PEER, 0x101, b"\x01")		# the end mark
+s.recv(1); s.sendall(b"s")
+print("sent")
+PY
+	prc=$?
+	wait $srv
+	src=$?
+	if [ $src != 0 ] || [ $prc != 0 ]; then
+		echo "server exit $src, python exit $prc"
+		echo "--- server"; cat "$TMP/hand.srv"
+		echo "--- python"; cat "$TMP/hand.cli"
+		return 1
+	fi
+	[ "$(hwc shw1 rx_bad_peer)" = $((b0 + 1)) ] ||
+		{ echo "rx_bad_peer $b0 -> $(hwc shw1 rx_bad_peer), not +1"; return 1; }
+	echo "NOTE: $(cat "$TMP/hand.srv")"
+}
+
+# The traffic was counted and none of it refused (the losses come later).
 counted() {
 	for d in shw1 shw2 shw3; do
 		for c in tx_packets rx_packets; do
 			[ "$(hwc $d $c)" -gt 0 ] || { echo "$d $c is $(hwc $d $c)"; return 1; }
 		done
-		for c in rx_bad_icrc rx_malformed rx_bad_pkey rx_bad_peer rx_no_qp tx_drops; do
-			[ "$(hwc $d $c)" = 0 ] || { echo "$d $c is $(hwc $d $c)"; return 1; }
-		done
-	done
-	for d in shw1 shw2; do
-		for c in rx_psn_gaps rx_seq_drops; do
+		for c in rx_bad_icrc rx_malformed rx_bad_pkey rx_no_qp rx_bad_peer \
+			 rx_psn_gaps rx_seq_drops tx_drops; do
 			[ "$(hwc $d $c)" = 0 ] || { echo "$d $c is $(hwc $d $c)"; return 1; }
 		done
 	done
@@ -122,6 +186,7 @@ t "wire_uc: SEND/WRITE (+imm) checked, softhca <-> softhca, 64 B" \
 t "wire_uc: SEND/WRITE (+imm) checked, softhca <-> softhca, 16 KiB, PSNs wrap" \
 	uc_check ck_sh_sh_l wns2 shw2 10.78.0.1 wns3 shw3 10.78.0.2 10.78.0.1 18816 -n 20 -s 16384 -P 0xffff00
 t "wire_uc: port counters: traffic counted, nothing refused" counted
+t "wire_uc: a hand-built UC SEND is taken from the peer, not from another address" handmade
 # PSN 0x100 + 16 * 7 + 5: the sixth packet (a MIDDLE) of message 7; the
 # 10 packets behind it in that message are dropped for sequence.
 t "wire_uc: a lost MIDDLE packet drops exactly its message" \
