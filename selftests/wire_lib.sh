@@ -84,6 +84,38 @@ wrap() {
 	esac
 }
 
+# serve PROG NAME NS DEV ADDR PORT [ARGS]: PROG's server on DEV in NS
+# with the GID of ADDR, in the background ($srv), output in
+# $TMP/NAME.srv; returns once it listens on TCP PORT.
+serve() {
+	prog=$1 sname=$2 sns=$3 sdev=$4 saddr=$5 sport=$6
+	shift 6
+	sg=$(gid_index "$sdev" "$saddr") || return 1
+	# shellcheck disable=SC2046
+	inns "$sns" timeout "$T" $(wrap "$sdev") "$prog" -d "$sdev" -g "$sg" -p "$sport" "$@" \
+		> "$TMP/$sname.srv" 2>&1 &
+	srv=$!
+	if ! wait_for 20 listening "$sns" "$sport"; then
+		kill "$srv" 2>/dev/null; wait "$srv"
+		echo "server never listened"; cat "$TMP/$sname.srv"
+		return 1
+	fi
+}
+
+# served NAME CRC [OKPAT]: the client of serve's server NAME exited CRC
+# (its output in $TMP/NAME.cli): both must exit 0, the client print
+# OKPAT.
+served() {
+	wait "$srv"
+	src=$?
+	if [ $src != 0 ] || [ "$2" != 0 ] || ! grep -q "${3:-.}" "$TMP/$1.cli"; then
+		echo "server exit $src, client exit $2"
+		echo "--- server"; cat "$TMP/$1.srv"
+		echo "--- client"; cat "$TMP/$1.cli"
+		return 1
+	fi
+}
+
 # pair PROG OKPAT NAME SNS SDEV SADDR CNS CDEV CADDR HOST PORT [ARGS]:
 # PROG's server on SDEV in SNS with the GID of SADDR, its client on CDEV
 # in CNS with the GID of CADDR, exchanging QP numbers and GIDs over TCP
@@ -94,28 +126,12 @@ pair() {
 	shift 2
 	name=$1 sns=$2 sdev=$3 saddr=$4 cns=$5 cdev=$6 caddr=$7 host=$8 port=$9
 	shift 9
-	sg=$(gid_index "$sdev" "$saddr") && cg=$(gid_index "$cdev" "$caddr") || return 1
+	cg=$(gid_index "$cdev" "$caddr") || return 1
+	serve "$prog" "$name" "$sns" "$sdev" "$saddr" "$port" "$@" || return 1
 	# shellcheck disable=SC2046
-	inns "$sns" timeout $T $(wrap "$sdev") "$prog" -d "$sdev" -g "$sg" -p "$port" "$@" \
-		> "$TMP/$name.srv" 2>&1 &
-	srv=$!
-	if ! wait_for 20 listening "$sns" "$port"; then
-		kill $srv 2>/dev/null; wait $srv
-		echo "server never listened"; cat "$TMP/$name.srv"
-		return 1
-	fi
-	# shellcheck disable=SC2046
-	inns "$cns" timeout $T $(wrap "$cdev") "$prog" -d "$cdev" -g "$cg" -p "$port" "$@" "$host" \
+	inns "$cns" timeout "$T" $(wrap "$cdev") "$prog" -d "$cdev" -g "$cg" -p "$port" "$@" "$host" \
 		> "$TMP/$name.cli" 2>&1
-	crc=$?
-	wait $srv
-	src=$?
-	if [ $src != 0 ] || [ $crc != 0 ] || ! grep -q "$okpat" "$TMP/$name.cli"; then
-		echo "server exit $src, client exit $crc"
-		echo "--- server"; cat "$TMP/$name.srv"
-		echo "--- client"; cat "$TMP/$name.cli"
-		return 1
-	fi
+	served "$name" $? "$okpat" || return 1
 	echo "NOTE: $name: $(grep "$okpat" "$TMP/$name.cli" | head -1)"
 }
 

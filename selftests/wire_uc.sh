@@ -82,16 +82,8 @@ lose() {
 handmade() {
 	[ -x "$UCW" ] || { echo "SKIP: $UCW not built (no libibverbs)"; return 77; }
 	b0=$(hwc shw1 rx_bad_peer)
-	sg=$(gid_index shw1 10.77.0.2) || return 1
-	inns wns1 timeout "$T" "$RUN" "$UCW" -d shw1 -g "$sg" -p 18840 -s 64 -S 1 -P 0x100 \
-		> "$TMP/hand.srv" 2>&1 &
-	srv=$!
-	if ! wait_for 20 listening wns1 18840; then
-		kill $srv 2>/dev/null; wait $srv
-		echo "server never listened"; cat "$TMP/hand.srv"
-		return 1
-	fi
-	timeout $T python3 - 18840 > "$TMP/hand.cli" 2>&1 <<'PY'
+	serve "$UCW" hand wns1 shw1 10.77.0.2 18840 -s 64 -S 1 -P 0x100 || return 1
+	timeout "$T" python3 - 18840 > "$TMP/hand.cli" 2>&1 <<'PY'
 import socket, struct, sys, zlib
 port = int(sys.argv[1])
 PEER, ROGUE, DST = "10.77.0.1", "10.77.0.9", "10.77.0.2"
@@ -128,15 +120,7 @@ send_only(PEER, 0x101, b"\x01")		# the end mark
 s.recv(1); s.sendall(b"s")
 print("sent")
 PY
-	prc=$?
-	wait $srv
-	src=$?
-	if [ $src != 0 ] || [ $prc != 0 ]; then
-		echo "server exit $src, python exit $prc"
-		echo "--- server"; cat "$TMP/hand.srv"
-		echo "--- python"; cat "$TMP/hand.cli"
-		return 1
-	fi
+	served hand $? sent || return 1
 	[ "$(hwc shw1 rx_bad_peer)" = $((b0 + 1)) ] ||
 		{ echo "rx_bad_peer $b0 -> $(hwc shw1 rx_bad_peer), not +1"; return 1; }
 	echo "NOTE: $(cat "$TMP/hand.srv")"
