@@ -182,7 +182,8 @@ static void sync_peer(int s)
 		die("sync");
 }
 
-static void connect_qp(const struct dest *peer)
+/* RESET -> INIT: receives may be posted from INIT on. */
+static void init_qp(void)
 {
 	struct ibv_qp_attr a = {
 		.qp_state = IBV_QPS_INIT, .port_num = 1,
@@ -192,7 +193,12 @@ static void connect_qp(const struct dest *peer)
 	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
 			  IBV_QP_ACCESS_FLAGS))
 		die("modify to INIT");
-	memset(&a, 0, sizeof(a));
+}
+
+static void connect_qp(const struct dest *peer)
+{
+	struct ibv_qp_attr a = { .qp_state = IBV_QPS_RTR };
+
 	a.qp_state = IBV_QPS_RTR;
 	a.path_mtu = IBV_MTU_1024;
 	a.dest_qp_num = peer->qpn;
@@ -508,6 +514,7 @@ int main(int argc, char **argv)
 	me.addr = (uintptr_t)buf;
 
 	/* Receives first: the peer may send as soon as it is connected. */
+	init_qp();
 	if (o.stream) {
 		if (!o.host)
 			for (i = 0; i <= o.stream; i++)

@@ -95,11 +95,17 @@ serve() {
 	inns "$sns" timeout "$T" $(wrap "$sdev") "$prog" -d "$sdev" -g "$sg" -p "$sport" "$@" \
 		> "$TMP/$sname.srv" 2>&1 &
 	srv=$!
-	if ! wait_for 20 listening "$sns" "$sport"; then
-		kill "$srv" 2>/dev/null; wait "$srv"
-		echo "server never listened"; cat "$TMP/$sname.srv"
-		return 1
-	fi
+	# Up to 20 s, less if it dies first (it will never listen then).
+	n=0
+	while ! listening "$sns" "$sport"; do
+		n=$((n + 1))
+		if [ $n -gt 200 ] || ! kill -0 "$srv" 2>/dev/null; then
+			kill "$srv" 2>/dev/null; wait "$srv"
+			echo "server never listened"; cat "$TMP/$sname.srv"
+			return 1
+		fi
+		sleep 0.1
+	done
 }
 
 # served NAME CRC [OKPAT]: the client of serve's server NAME exited CRC
