@@ -57,6 +57,7 @@ DROPIN_GEN  := $(B)/dropin
 DROPIN_SRCS := $(sort $(wildcard lib/dropin/*.c))
 DROPIN_PIC  := $(DROPIN_SRCS:%.c=$(B)/pic/%.o)
 DROPIN_TEST := $(if $(IBVERBS_SO),$(B)/selftests/dropin_query)
+UC_WIRE     := $(if $(IBVERBS_SO),$(B)/selftests/uc_wire)
 
 TOOL_SRCS := tools/softhca/main.c tools/softhca/nl.c tools/softhca/show.c
 TOOL      := $(B)/bin/softhca
@@ -143,7 +144,7 @@ $(PERF_IBV): $(PERF_SRCS) tools/perf/perf.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -DPERF_LIB='"libibverbs"' -o $@ $(PERF_SRCS) -libverbs
 
-selftests: lib $(DROPIN_TEST)
+selftests: lib $(DROPIN_TEST) $(UC_WIRE)
 	$(MAKE) -C selftests B=$(CURDIR)/$(B)/selftests TOP=$(CURDIR)
 
 # selftests/dropin.sh's libibverbs program: built against the
@@ -151,6 +152,12 @@ selftests: lib $(DROPIN_TEST)
 $(DROPIN_TEST): selftests/dropin_query.c selftests/tap.h selftests/util.h selftests/smaps.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $< -libverbs -ldl
+
+# selftests/wire_uc.sh's program: the distribution's libibverbs too, so
+# that it runs on rdma_rxe as it is and on softhca under softhca-run.
+$(UC_WIRE): selftests/uc_wire.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $< -libverbs
 
 kunit:
 	tools/kunit/run-kunit

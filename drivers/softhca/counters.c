@@ -19,6 +19,9 @@ static const struct rdma_stat_desc softhca_counter_descs[] = {
 	[SOFTHCA_CNT_RX_BAD_PKEY].name = "rx_bad_pkey",
 	[SOFTHCA_CNT_RX_NO_QP].name = "rx_no_qp",
 	[SOFTHCA_CNT_RX_UNSUPPORTED].name = "rx_unsupported",
+	[SOFTHCA_CNT_RX_BAD_PEER].name = "rx_bad_peer",
+	[SOFTHCA_CNT_RX_PSN_GAPS].name = "rx_psn_gaps",
+	[SOFTHCA_CNT_RX_SEQ_DROPS].name = "rx_seq_drops",
 };
 
 static_assert(ARRAY_SIZE(softhca_counter_descs) == SOFTHCA_CNT_NUM);

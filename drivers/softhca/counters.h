@@ -23,6 +23,12 @@ enum softhca_counter {
 	SOFTHCA_CNT_RX_BAD_PKEY,	/* dropped: not the default partition */
 	SOFTHCA_CNT_RX_NO_QP,		/* dropped: no such QP, or wrong type */
 	SOFTHCA_CNT_RX_UNSUPPORTED,	/* dropped: a transport not on the wire yet */
+	/* dropped: for a connected QP not ready, or not from its peer */
+	SOFTHCA_CNT_RX_BAD_PEER,
+	/* UC: PSN jumps, each a message (or more) lost around it */
+	SOFTHCA_CNT_RX_PSN_GAPS,
+	/* UC: dropped: the rest of a lost message, out of sequence, bad size */
+	SOFTHCA_CNT_RX_SEQ_DROPS,
 	SOFTHCA_CNT_NUM
 };
 

@@ -75,7 +75,8 @@ enum softhca_ack {
  * @remote_addr, @rkey: RDMA and atomics, for this chunk
  * @compare_add, @swap: atomics
  * @len: bytes in this chunk
- * @total: bytes in the whole message
+ * @total: bytes in the whole message (a SEND from another host: 0, its
+ *	length is known at its end only)
  * @data: SEND/WRITE: where the payload comes from; READ: where it goes;
  *	atomics: unused (the result comes back in @atomic_orig)
  * @atomic_orig: out: the remote value before the atomic
@@ -125,10 +126,12 @@ struct softhca_transport {
 extern const struct softhca_transport softhca_loopback;
 extern const struct softhca_transport softhca_wire;
 
-/* wire.c */
+/* wire.c, wire_conn.c */
 enum softhca_ack softhca_wire_send(struct softhca_qp *qp,
 				   struct softhca_dest *dest,
 				   struct softhca_msg *msg);
+void softhca_wire_qp_modify(struct softhca_qp *qp,
+			    const struct ib_qp_attr *attr, int mask);
 
 /* mem.c */
 int softhca_mr_pages_init(struct softhca_mr *mr);

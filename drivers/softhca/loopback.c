@@ -11,10 +11,10 @@
  * bypassed.)  Per message, softhca_dest_get() turns (device index, QP
  * number) into references on the device's registration and on the QP
  * (kept from one message to the next, see req.c) and the same-host
- * transport, whose send is the responder itself.  A UD destination that
- * no device here owns goes on the wire (wire.c) when the sender's device
- * is on it; RC, UC and XRC peers elsewhere do not answer yet (their
- * wire protocol is still to come).
+ * transport, whose send is the responder itself.  A UD or UC
+ * destination that no device here owns goes on the wire (wire.c) when
+ * the sender's device is on it; RC and XRC peers elsewhere do not
+ * answer yet (their wire protocol is still to come).
  *
  * Every registered softhca device is in softhca_dev_xa under its ib_core
  * index.  Lookups take the xarray lock and then the device's
@@ -200,7 +200,12 @@ int softhca_dest_get(struct softhca_qp *qp, const struct softhca_send_wqe *wqe,
 		to.dev = READ_ONCE(qp->dest_dev);
 		to.qpn = qp->attr.dest_qp_num;
 	}
-	if (!to.dev && softhca_is_ud(qp->ibqp.qp_type) &&
+	/*
+	 * Nobody here: the wire, for the transports it carries (UD, UC),
+	 * when the device is on it.  A connected QP's path is in qp->wire.
+	 */
+	if (!to.dev && (softhca_is_ud(qp->ibqp.qp_type) ||
+			qp->ibqp.qp_type == IB_QPT_UC) &&
 	    softhca_net_attached(to_sdev(qp->ibqp.device))) {
 		softhca_dest_put(dest);
 		to.tp = &softhca_wire;

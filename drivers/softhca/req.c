@@ -305,7 +305,11 @@ static int softhca_req_chunk(struct softhca_qp *qp, struct softhca_req_out *out)
 	softhca_cursor_init(&local, qp->req.segs, nseg);
 	softhca_cursor_skip(&local, qp->req.done);
 
-	chunk = min_t(u64, qp->req.len - qp->req.done, softhca_engine.chunk);
+	/* On the wire, whole packets: a UC chunk ends on a path MTU. */
+	chunk = softhca_engine.chunk;
+	if (dest->tp == &softhca_wire && qp->ibqp.qp_type == IB_QPT_UC)
+		chunk = softhca_seq_chunk(chunk, qp->wire.mtu);
+	chunk = min_t(u64, qp->req.len - qp->req.done, chunk);
 	msg.src_qpn = qp->ibqp.qp_num;
 	msg.src_dev = qp->ibqp.device->index + 1;
 	msg.src_qpt = qp->ibqp.qp_type;

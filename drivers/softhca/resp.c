@@ -279,7 +279,12 @@ static enum softhca_ack softhca_resp_send(struct softhca_dest *dest,
 		return softhca_resp_nak(qp, msg, SOFTHCA_NAK_OP,
 					IB_EVENT_QP_FATAL);
 	}
-	if (msg->total + extra > cap) {
+	/*
+	 * The whole message must fit.  A message from another host says
+	 * its length only by ending (@msg->total 0): each chunk is checked
+	 * as it comes.
+	 */
+	if (max(msg->total, qp->resp.offset + msg->len) + extra > cap) {
 		softhca_segs_put(qp->resp.segs, nseg);
 		softhca_resp_complete(qp, rx, IB_WC_LOC_LEN_ERR, IB_WC_RECV, 0,
 				      msg, 0, 0);
@@ -301,7 +306,7 @@ static enum softhca_ack softhca_resp_send(struct softhca_dest *dest,
 
 	if (msg->last)
 		softhca_resp_complete(qp, rx, IB_WC_SUCCESS, IB_WC_RECV,
-				      msg->total + extra, msg,
+				      qp->resp.offset + extra, msg,
 				      ud ? IB_WC_GRH : 0, hdr_type);
 	return SOFTHCA_ACK;
 }

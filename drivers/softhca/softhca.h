@@ -45,6 +45,7 @@
 
 #include "../../uapi/rdma/softhca-abi.h"
 #include "ring.h"
+#include "wire_seq.h"
 
 #define SOFTHCA_DRV_NAME	"softhca"
 #define SOFTHCA_DRV_VERSION	"0.1.0"
@@ -365,6 +366,40 @@ struct softhca_resp {
 };
 
 /**
+ * struct softhca_wire_qp - a connected QP's RoCEv2 state (wire_conn.c,
+ *	wire_resp.c), set from its attributes by modify_qp, so that no
+ *	packet recomputes it; kernel memory only
+ * @sgid, @dgid: the path's GIDs (the AV given at RTR): the IP source
+ *	and destination of what it sends (sq.lock)
+ * @sport: the UDP source port of its packets (sq.lock)
+ * @mtu: the path MTU in bytes (sq.lock)
+ * @sq_psn: the PSN of the next packet it sends (sq.lock)
+ * @rx_lock: serialises the packets it receives (softirq) against each
+ *	other and against modify_qp; taken before resp.lock
+ * @rx: the receive sequence (rx_lock)
+ * @rx_sgid, @rx_dgid, @rx_mtu: the path as the receiver checks it: a
+ *	packet must come from @rx_dgid to @rx_sgid (rx_lock)
+ * @wr_va, @wr_rkey, @wr_len, @wr_off: the RDMA WRITE being received:
+ *	its RETH (checked once, at FIRST) and the bytes placed (rx_lock)
+ */
+struct softhca_wire_qp {
+	union ib_gid sgid;
+	union ib_gid dgid;
+	__be16 sport;
+	u32 mtu;
+	u32 sq_psn;
+	spinlock_t rx_lock;	/* see above */
+	struct softhca_seq_rx rx;
+	union ib_gid rx_sgid;
+	union ib_gid rx_dgid;
+	u32 rx_mtu;
+	u64 wr_va;
+	u32 wr_rkey;
+	u32 wr_len;
+	u32 wr_off;
+};
+
+/**
  * struct softhca_qp - a queue pair
  * @state_lock: serialises modify_qp, query_qp and the flush; protects
  *	@attr and @state writes (the engine reads @state with READ_ONCE)
@@ -388,6 +423,7 @@ struct softhca_resp {
  * @idle_released: when the poller last gave it back for being idle, 0
  *	if its last release had another reason (written by the poller)
  * @req, @resp: requester and responder state
+ * @wire: connected QPs: the RoCEv2 path and sequence state
  * @retry_timer: ends a retry wait (req.c)
  */
 struct softhca_qp {
@@ -414,6 +450,7 @@ struct softhca_qp {
 	u64 idle_released;
 	struct softhca_req req;
 	struct softhca_resp resp;
+	struct softhca_wire_qp wire;
 	struct hrtimer retry_timer;
 };
 

@@ -8,16 +8,16 @@
  * layer (net.c), and what arrives from the net layer goes to the
  * responder of the QP it names, as a message from a QP elsewhere.
  *
- * So far: UD.  A UD message is one packet (the requester refuses longer
+ * UD here: a UD message is one packet (the requester refuses longer
  * ones, req.c); it is sent and forgotten, like on any HCA: a packet the
  * network loses, or that no QP takes, still completes with success at
  * the sender.  A received UD packet must pass the checks of IBA 9.6 and
  * of rxe, the peer we interoperate with: a good ICRC, a valid UD opcode
  * with its DETH, the default P_Key, a UD QP of that number here; the
- * Q_Key is the responder's to check (resp.c).  Anything else is
- * dropped.  RC, UC and XRC packets are dropped too until their protocol
- * (PSNs, ACKs, retransmission) is written: loopback.c does not pick
- * this transport for them.
+ * Q_Key is the responder's to check (resp.c).  UC goes to wire_conn.c
+ * (sending) and wire_resp.c (receiving).  RC and XRC packets are
+ * dropped until their protocol (ACKs, retransmission) is written:
+ * loopback.c does not pick this transport for them.
  *
  * Context: sending runs under the sending QP's sq.lock with BHs off;
  * receiving runs in softirq (the UDP socket's receive), where the
@@ -28,20 +28,58 @@
 #include <net/ipv6.h>
 
 #include "counters.h"
-#include "engine.h"
-#include "net.h"
-#include "roce_hdr.h"
+#include "wire.h"
 
-/*
- * The UDP source port: 0xC000 plus a hash of the two QP numbers, so that
- * ECMP spreads QP pairs (receivers ignore it).
+/**
+ * softhca_wire_xmit - build one packet and send it
+ * @sdev: the sending device
+ * @f: its header fields (the opcode says which headers it has)
+ * @data: where its payload comes from (advanced by @len); NULL if none
+ * @len: payload bytes
+ * @path: addresses and UDP source port
+ *
+ * Context: any but hard IRQ; no sleeping (GFP_ATOMIC).
+ * Return: 0 when the packet went to the IP layer; a negative errno when
+ * it was not sent (counted as a tx drop: to the peer, a lost packet).
  */
-static __be16 softhca_wire_sport(u32 a, u32 b)
+int softhca_wire_xmit(struct softhca_dev *sdev,
+		      const struct softhca_roce_fields *f,
+		      struct softhca_cursor *data, u32 len,
+		      const struct softhca_path *path)
 {
-	u32 h = a ^ b;
+	u32 hdr_len = softhca_roce_ops[f->opcode].hdr_len;
+	u32 pad = -len & 3, plen = hdr_len + len + pad;
+	struct softhca_cursor dst;
+	struct softhca_seg seg;
+	struct sk_buff *skb;
+	u8 *p;
 
-	h ^= h >> 14;
-	return htons(0xc000 | (h & 0x3fff));
+	skb = alloc_skb(SOFTHCA_NET_HEADROOM + plen + SOFTHCA_ICRC_LEN,
+			GFP_ATOMIC);
+	if (!skb) {
+		if (data)
+			softhca_cursor_skip(data, len);
+		softhca_count(sdev, SOFTHCA_CNT_TX_DROPS);
+		return -ENOMEM;
+	}
+	skb_reserve(skb, SOFTHCA_NET_HEADROOM);
+	p = skb_put(skb, plen + SOFTHCA_ICRC_LEN);
+	if (softhca_roce_build(p, hdr_len, f, len) < 0) {
+		kfree_skb(skb);
+		if (data)
+			softhca_cursor_skip(data, len);
+		softhca_count(sdev, SOFTHCA_CNT_TX_DROPS);
+		return -EINVAL;
+	}
+	if (len) {
+		seg.mr = NULL;
+		seg.addr = (uintptr_t)(p + hdr_len);
+		seg.len = len;
+		softhca_cursor_init(&dst, &seg, 1);
+		softhca_copy(&dst, data, len);
+	}
+	memset(p + hdr_len + len, 0, pad);
+	return softhca_net_xmit(sdev, skb, path);
 }
 
 /* UD: one packet, sent and forgotten. */
@@ -65,38 +103,15 @@ static enum softhca_ack softhca_wire_send_ud(struct softhca_qp *qp,
 	struct softhca_path path = {
 		.sgid = dest->sgid,
 		.dgid = dest->dgid,
-		.sport = softhca_wire_sport(qp->ibqp.qp_num, dest->qpn),
+		.sport = softhca_seq_sport(qp->ibqp.qp_num, dest->qpn),
 	};
-	u32 hdr_len = softhca_roce_ops[f.opcode].hdr_len;
-	u32 pad = -msg->len & 3, len = hdr_len + msg->len + pad;
-	struct softhca_cursor dst;
-	struct softhca_seg seg;
-	struct sk_buff *skb;
-	u8 *p;
 
 	if (msg->opcode != IB_UVERBS_WR_SEND &&
 	    msg->opcode != IB_UVERBS_WR_SEND_WITH_IMM)
 		return SOFTHCA_ACK;	/* the WQE check let no other through */
-	skb = alloc_skb(SOFTHCA_NET_HEADROOM + len + SOFTHCA_ICRC_LEN,
-			GFP_ATOMIC);
-	if (!skb) {
-		softhca_count(sdev, SOFTHCA_CNT_TX_DROPS);
-		return SOFTHCA_ACK;	/* lost, as a datagram may be */
-	}
-	skb_reserve(skb, SOFTHCA_NET_HEADROOM);
-	p = skb_put(skb, len + SOFTHCA_ICRC_LEN);
-	if (softhca_roce_build(p, hdr_len, &f, msg->len) < 0) {
-		kfree_skb(skb);
-		return SOFTHCA_ACK;
-	}
-	seg.mr = NULL;
-	seg.addr = (uintptr_t)(p + hdr_len);
-	seg.len = msg->len;
-	softhca_cursor_init(&dst, &seg, 1);
-	softhca_copy(&dst, msg->data, msg->len);
-	memset(p + hdr_len + msg->len, 0, pad);
 	qp->req.wire_sent++;
-	softhca_net_xmit(sdev, skb, &path);
+	/* Lost or not, a datagram is done once it is sent. */
+	softhca_wire_xmit(sdev, &f, msg->data, msg->len, &path);
 	return SOFTHCA_ACK;
 }
 
@@ -114,7 +129,9 @@ enum softhca_ack softhca_wire_send(struct softhca_qp *qp,
 {
 	if (softhca_is_ud(qp->ibqp.qp_type))
 		return softhca_wire_send_ud(qp, dest, msg);
-	/* Not picked for connected QPs yet (loopback.c): nobody answers. */
+	if (qp->ibqp.qp_type == IB_QPT_UC)
+		return softhca_wire_send_uc(qp, dest, msg);
+	/* Not picked for RC and XRC yet (loopback.c): nobody answers. */
 	return softhca_qpt_reliable(qp->ibqp.qp_type) ? SOFTHCA_NO_PEER :
 							  SOFTHCA_ACK;
 }
@@ -124,8 +141,8 @@ const struct softhca_transport softhca_wire = {
 };
 
 /* The packet's IP addresses as GIDs (IPv4: IPv4-mapped). */
-static void softhca_wire_gids(const struct sk_buff *skb, union ib_gid *sgid,
-			      union ib_gid *dgid)
+void softhca_wire_gids(const struct sk_buff *skb, union ib_gid *sgid,
+		       union ib_gid *dgid)
 {
 	if (ip_hdr(skb)->version == 4) {
 		ipv6_addr_set_v4mapped(ip_hdr(skb)->saddr,
@@ -223,6 +240,8 @@ void softhca_wire_rcv(struct softhca_dev *sdev, struct sk_buff *skb)
 	softhca_count_add(sdev, SOFTHCA_CNT_RX_BYTES, skb->len);
 	if ((pkt.opcode & SOFTHCA_TP_MASK) == SOFTHCA_TP_UD)
 		softhca_wire_rcv_ud(sdev, skb, &pkt);
+	else if ((pkt.opcode & SOFTHCA_TP_MASK) == SOFTHCA_TP_UC)
+		softhca_wire_rcv_uc(sdev, skb, &pkt);
 	else
 		softhca_count(sdev, SOFTHCA_CNT_RX_UNSUPPORTED);
 	consume_skb(skb);

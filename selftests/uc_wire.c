@@ -1,0 +1,548 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * uc_wire: UC over the wire, every byte checked.  Built against the
+ * distribution's libibverbs, so that one program runs on rdma_rxe as it
+ * is and on softhca under softhca-run (selftests/wire_uc.sh).
+ *
+ *   uc_wire -d DEV -g GIDX [-p PORT] [-s SIZE] [-n ITERS] [-P PSN] [HOST]
+ *
+ * Without HOST it serves: it waits on TCP PORT for the client, they
+ * swap QP numbers, PSNs, GIDs and buffer addresses, and both connect a
+ * UC QP (path MTU 1024).
+ *
+ * Ping-pong mode (default): each iteration the client sends SEND, SEND
+ * with immediate, RDMA WRITE and RDMA WRITE with immediate of SIZE
+ * bytes, each with its own pattern; the server checks the three
+ * receive completions (opcode, length, immediate, flags) and every byte
+ * of the four messages (the plain WRITE is checked once the WRITE with
+ * immediate behind it arrived: a UC QP's packets are in order), then
+ * answers with the same four towards the client, which checks them
+ * likewise.  Receives are always posted before the peer may send.
+ *
+ * Stream mode (-S N, with -L K on the server): the client sends N SENDs
+ * back to back, then a one-byte SEND as the end mark; the server has
+ * N + 1 receives posted, collects completions until the end mark, and
+ * checks each message by the index in its pattern.  The test drops one
+ * packet on the way (tc); the server expects exactly message K missing
+ * (-L -1: none) and every other one intact.
+ *
+ * Exit status 0 on success; a message on stderr otherwise.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <getopt.h>
+#include <infiniband/verbs.h>
+#include <netdb.h>
+#include <poll.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#define NOPS 4			/* SEND, SEND_IMM, WRITE, WRITE_IMM */
+#define NRECV 3			/* SEND, SEND_IMM, WRITE_IMM take one */
+
+struct dest {
+	uint32_t qpn, psn, rkey;
+	uint64_t addr;
+	union ibv_gid gid;
+};
+
+static struct {
+	const char *dev, *host;
+	int gidx, port, iters, stream, lost;
+	uint32_t size, psn;
+} o = { .port = 18800, .size = 64, .iters = 100, .lost = -1, .psn = 0x100 };
+
+static struct ibv_context *ctx;
+static struct ibv_pd *pd;
+static struct ibv_cq *cq;
+static struct ibv_qp *qp;
+static struct ibv_mr *mr;
+static uint8_t *buf;
+/*
+ * The buffer: NOPS source areas, then the receive areas (SEND, SEND_IMM;
+ * in stream mode one per message), then the WRITE targets (WRITE,
+ * WRITE_IMM), each o.size bytes.
+ */
+static size_t nareas;
+
+static uint8_t *area(size_t i)
+{
+	return buf + i * o.size;
+}
+
+#define SRC(op)		area(op)
+#define RECV_AREA(i)	area(NOPS + (i))
+#define WRITE_AREA(i)	area(NOPS + nrecv_areas() + (i))
+
+static size_t nrecv_areas(void)
+{
+	return o.stream ? (size_t)o.stream + 1 : 2;
+}
+
+static int die(const char *what)
+{
+	fprintf(stderr, "uc_wire: %s: %s\n", what, errno ? strerror(errno) : "failed");
+	exit(1);
+}
+
+/* The byte @k of message @msg's operation @op, from the @from side. */
+static uint8_t pat(uint32_t msg, int op, int from, size_t k)
+{
+	return (uint8_t)(k * 7 + msg * 13 + (unsigned int)op * 31 +
+			 (unsigned int)from * 101 + (k >> 8) * 3);
+}
+
+static void fill(uint8_t *p, uint32_t msg, int op, int from)
+{
+	size_t k;
+
+	for (k = 0; k < o.size; k++)
+		p[k] = pat(msg, op, from, k);
+	/* The message's index up front, for the stream mode. */
+	if (o.size >= 4)
+		memcpy(p, &msg, 4);
+}
+
+static int check(const uint8_t *p, uint32_t msg, int op, int from)
+{
+	size_t k = o.size >= 4 ? 4 : 0;
+	uint32_t m;
+
+	if (o.size >= 4) {
+		memcpy(&m, p, 4);
+		if (m != msg) {
+			fprintf(stderr, "uc_wire: op %d: message %u where %u was expected\n",
+				op, m, msg);
+			return -1;
+		}
+	}
+	for (; k < o.size; k++) {
+		if (p[k] != pat(msg, op, from, k)) {
+			fprintf(stderr, "uc_wire: message %u op %d: byte %zu is 0x%02x, not 0x%02x\n",
+				msg, op, k, p[k], pat(msg, op, from, k));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* TCP: the server listens, the client connects; swap @me for the peer's. */
+static int exchange(const struct dest *me, struct dest *peer)
+{
+	struct addrinfo hints = { .ai_family = AF_INET, .ai_socktype = SOCK_STREAM };
+	struct addrinfo *res;
+	char port[16];
+	int fd, s, one = 1;
+
+	snprintf(port, sizeof(port), "%d", o.port);
+	if (!o.host)
+		hints.ai_flags = AI_PASSIVE;
+	if (getaddrinfo(o.host, port, &hints, &res))
+		die("getaddrinfo");
+	fd = socket(res->ai_family, res->ai_socktype, 0);
+	if (fd < 0)
+		die("socket");
+	if (o.host) {
+		int tries;
+
+		for (tries = 0; connect(fd, res->ai_addr, res->ai_addrlen); tries++) {
+			if (tries == 100)
+				die("connect");
+			usleep(100000);
+		}
+		s = fd;
+	} else {
+		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+		if (bind(fd, res->ai_addr, res->ai_addrlen) || listen(fd, 1))
+			die("bind");
+		s = accept(fd, NULL, NULL);
+		if (s < 0)
+			die("accept");
+		close(fd);
+	}
+	freeaddrinfo(res);
+	if (write(s, me, sizeof(*me)) != sizeof(*me) ||
+	    read(s, peer, sizeof(*peer)) != sizeof(*peer))
+		die("exchange");
+	return s;
+}
+
+/* A one-byte TCP handshake: both sides reached the same point. */
+static void sync_peer(int s)
+{
+	char c = 's';
+
+	if (write(s, &c, 1) != 1 || read(s, &c, 1) != 1)
+		die("sync");
+}
+
+/* RESET -> INIT: receives may be posted from INIT on. */
+static void init_qp(void)
+{
+	struct ibv_qp_attr a = {
+		.qp_state = IBV_QPS_INIT, .port_num = 1,
+		.qp_access_flags = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE,
+	};
+
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+			  IBV_QP_ACCESS_FLAGS))
+		die("modify to INIT");
+}
+
+static void connect_qp(const struct dest *peer)
+{
+	struct ibv_qp_attr a = { .qp_state = IBV_QPS_RTR };
+
+	a.qp_state = IBV_QPS_RTR;
+	a.path_mtu = IBV_MTU_1024;
+	a.dest_qp_num = peer->qpn;
+	a.rq_psn = peer->psn;
+	a.ah_attr.is_global = 1;
+	a.ah_attr.port_num = 1;
+	a.ah_attr.grh.dgid = peer->gid;
+	a.ah_attr.grh.sgid_index = (uint8_t)o.gidx;
+	a.ah_attr.grh.hop_limit = 64;
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
+			  IBV_QP_DEST_QPN | IBV_QP_RQ_PSN))
+		die("modify to RTR");
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTS;
+	a.sq_psn = o.psn;
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN))
+		die("modify to RTS");
+}
+
+static void post_recv(size_t i)
+{
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)RECV_AREA(i), .length = o.size, .lkey = mr->lkey,
+	};
+	struct ibv_recv_wr wr = { .wr_id = i, .sg_list = &sge, .num_sge = 1 }, *bad;
+
+	if (ibv_post_recv(qp, &wr, &bad))
+		die("post_recv");
+}
+
+static void post_send(int op, uint32_t msg, const struct dest *peer, uint8_t *src,
+		      uint32_t len)
+{
+	static const enum ibv_wr_opcode code[NOPS] = {
+		IBV_WR_SEND, IBV_WR_SEND_WITH_IMM, IBV_WR_RDMA_WRITE,
+		IBV_WR_RDMA_WRITE_WITH_IMM,
+	};
+	struct ibv_sge sge = { .addr = (uintptr_t)src, .length = len, .lkey = mr->lkey };
+	struct ibv_send_wr wr = {
+		.wr_id = (uint64_t)op, .sg_list = &sge, .num_sge = 1,
+		.opcode = code[op], .send_flags = IBV_SEND_SIGNALED,
+		.imm_data = htonl(0x1000 * (uint32_t)op + msg),
+	}, *bad;
+
+	if (op >= 2) {
+		/* WRITE into the peer's area 0, WRITE_IMM into its area 1. */
+		wr.wr.rdma.remote_addr = peer->addr +
+			(NOPS + nrecv_areas() + (size_t)(op - 2)) * o.size;
+		wr.wr.rdma.rkey = peer->rkey;
+	}
+	if (ibv_post_send(qp, &wr, &bad))
+		die("post_send");
+}
+
+/* One completion, within @ms milliseconds; 0 when none came. */
+static int poll_one(struct ibv_wc *wc, int ms)
+{
+	struct timespec t0, t;
+	int n;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (;;) {
+		n = ibv_poll_cq(cq, 1, wc);
+		if (n < 0)
+			die("poll_cq");
+		if (n) {
+			if (wc->status != IBV_WC_SUCCESS) {
+				fprintf(stderr, "uc_wire: completion %llu: %s\n",
+					(unsigned long long)wc->wr_id,
+					ibv_wc_status_str(wc->status));
+				exit(1);
+			}
+			return 1;
+		}
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		if ((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000 > ms)
+			return 0;
+	}
+}
+
+/* Post message @msg's four operations (their completions: wait_msg()). */
+static void send_four(uint32_t msg, int from, const struct dest *peer)
+{
+	int op;
+
+	for (op = 0; op < NOPS; op++) {
+		fill(SRC(op), msg, op, from);
+		post_send(op, msg, peer, SRC(op), o.size);
+	}
+}
+
+/* A receive completion of message @msg: which of the three it is. */
+static int recv_kind(const struct ibv_wc *wc, uint32_t msg)
+{
+	int which;
+
+	if (wc->opcode == IBV_WC_RECV_RDMA_WITH_IMM) {
+		which = 2;
+		if (wc->byte_len != o.size) {
+			fprintf(stderr, "uc_wire: WRITE_IMM byte_len %u\n", wc->byte_len);
+			exit(1);
+		}
+	} else if (wc->opcode == IBV_WC_RECV) {
+		which = (int)wc->wr_id;
+		if (wc->byte_len != o.size ||
+		    !!(wc->wc_flags & IBV_WC_WITH_IMM) != (which == 1)) {
+			fprintf(stderr, "uc_wire: RECV %d: byte_len %u flags 0x%x\n",
+				which, wc->byte_len, wc->wc_flags);
+			exit(1);
+		}
+	} else {
+		fprintf(stderr, "uc_wire: unexpected completion opcode %d\n", wc->opcode);
+		exit(1);
+	}
+	if (which && ntohl(wc->imm_data) != 0x1000u * (which == 1 ? 1u : 3u) + msg) {
+		fprintf(stderr, "uc_wire: immediate 0x%x\n", ntohl(wc->imm_data));
+		exit(1);
+	}
+	return which;
+}
+
+/*
+ * Wait for @sends send completions and, with @recvs, for the three
+ * receive completions of the peer's message @msg; then check every byte
+ * of its four operations and post the receives for the next one.
+ */
+static void wait_msg(int sends, bool recvs, uint32_t msg, int from)
+{
+	bool seen[NRECV] = { false };
+	int nrecv = 0, which;
+	struct ibv_wc wc;
+
+	while (sends || (recvs && nrecv < NRECV)) {
+		if (!poll_one(&wc, 20000)) {
+			fprintf(stderr, "uc_wire: message %u: %d sends and %d of %d receives missing\n",
+				msg, sends, recvs ? NRECV - nrecv : 0, recvs ? NRECV : 0);
+			exit(1);
+		}
+		if (wc.opcode == IBV_WC_SEND || wc.opcode == IBV_WC_RDMA_WRITE) {
+			if (!sends--) {
+				fprintf(stderr, "uc_wire: a send completion too many\n");
+				exit(1);
+			}
+			continue;
+		}
+		which = recv_kind(&wc, msg);
+		if (!recvs || seen[which]) {
+			fprintf(stderr, "uc_wire: an unexpected receive of kind %d\n", which);
+			exit(1);
+		}
+		seen[which] = true;
+		nrecv++;
+	}
+	if (!recvs)
+		return;
+	if (check(RECV_AREA(0), msg, 0, from) || check(RECV_AREA(1), msg, 1, from) ||
+	    check(WRITE_AREA(0), msg, 2, from) || check(WRITE_AREA(1), msg, 3, from))
+		exit(1);
+	/* Clean for the next message, then room for it. */
+	memset(RECV_AREA(0), 0, o.size * 2);
+	memset(WRITE_AREA(0), 0, o.size * 2);
+	post_recv(0);
+	post_recv(1);
+	post_recv(1);	/* WRITE_IMM's (its data is in the WRITE area) */
+}
+
+static void pingpong(const struct dest *peer)
+{
+	int i, me = o.host ? 0 : 1;
+
+	for (i = 0; i < o.iters; i++) {
+		if (o.host) {
+			send_four((uint32_t)i, me, peer);
+			wait_msg(NOPS, true, (uint32_t)i, !me);
+		} else {
+			wait_msg(i ? NOPS : 0, true, (uint32_t)i, !me);
+			send_four((uint32_t)i, me, peer);
+		}
+	}
+	if (!o.host)
+		wait_msg(NOPS, false, 0, 0);
+	printf("uc_wire: %d iterations of 4 x %u bytes each way checked\n", o.iters, o.size);
+}
+
+static void stream_client(const struct dest *peer)
+{
+	struct ibv_wc wc;
+	int i, n = 0;
+
+	for (i = 0; i <= o.stream; i++) {
+		uint8_t *src = SRC(i & 1);
+
+		/* At most two sends outstanding: the sources alternate. */
+		if (i >= 2) {
+			if (!poll_one(&wc, 20000))
+				die("send completion");
+			n++;
+		}
+		fill(src, (uint32_t)i, 0, 0);
+		post_send(0, (uint32_t)i, peer, src, i == o.stream ? 1 : o.size);
+	}
+	while (n < o.stream + 1) {
+		if (!poll_one(&wc, 20000))
+			die("send completion");
+		n++;
+	}
+	printf("uc_wire: %d messages of %u bytes and an end mark sent\n", o.stream, o.size);
+}
+
+static void stream_server(void)
+{
+	bool *got = calloc((size_t)o.stream, sizeof(bool));
+	struct ibv_wc wc;
+	int i, missing = 0;
+	uint32_t m;
+
+	if (!got)
+		die("calloc");
+	for (;;) {
+		if (!poll_one(&wc, 20000)) {
+			fprintf(stderr, "uc_wire: no end mark\n");
+			exit(1);
+		}
+		if (wc.byte_len == 1)
+			break;
+		if (wc.opcode != IBV_WC_RECV || wc.byte_len != o.size)
+			die("stream completion");
+		memcpy(&m, RECV_AREA(wc.wr_id), 4);
+		if (m >= (uint32_t)o.stream || got[m] ||
+		    check(RECV_AREA(wc.wr_id), m, 0, 0)) {
+			fprintf(stderr, "uc_wire: receive %llu holds message %u\n",
+				(unsigned long long)wc.wr_id, m);
+			exit(1);
+		}
+		got[m] = true;
+	}
+	for (i = 0; i < o.stream; i++) {
+		if (got[i] == (i != o.lost))
+			continue;
+		fprintf(stderr, "uc_wire: message %d %s\n", i,
+			got[i] ? "arrived (it should have been lost)" : "is missing");
+		missing++;
+	}
+	if (missing)
+		exit(1);
+	printf("uc_wire: %d messages, %s, all others intact\n", o.stream,
+	       o.lost < 0 ? "none lost" : "exactly the one expected lost");
+	free(got);
+}
+
+int main(int argc, char **argv)
+{
+	struct ibv_device **list;
+	struct dest me = { 0 }, peer;
+	int c, i, s;
+
+	while ((c = getopt(argc, argv, "d:g:p:s:n:P:S:L:")) != -1) {
+		switch (c) {
+		case 'd': o.dev = optarg; break;
+		case 'g': o.gidx = atoi(optarg); break;
+		case 'p': o.port = atoi(optarg); break;
+		case 's': o.size = (uint32_t)strtoul(optarg, NULL, 0); break;
+		case 'n': o.iters = atoi(optarg); break;
+		case 'P': o.psn = (uint32_t)strtoul(optarg, NULL, 0) & 0xffffff; break;
+		case 'S': o.stream = atoi(optarg); break;
+		case 'L': o.lost = atoi(optarg); break;
+		default:
+			fprintf(stderr, "usage: uc_wire -d DEV -g GIDX [-p PORT] [-s SIZE] [-n ITERS] [-P PSN] [-S N [-L K]] [HOST]\n");
+			return 2;
+		}
+	}
+	if (optind < argc)
+		o.host = argv[optind];
+	if (!o.dev || !o.size)
+		die("-d and a non-zero -s are needed");
+
+	list = ibv_get_device_list(NULL);
+	for (i = 0; list && list[i]; i++)
+		if (!strcmp(ibv_get_device_name(list[i]), o.dev))
+			break;
+	if (!list || !list[i])
+		die("no such device");
+	ctx = ibv_open_device(list[i]);
+	if (!ctx)
+		die("open device");
+	nareas = NOPS + nrecv_areas() + 2;
+	buf = aligned_alloc(4096, (nareas * o.size + 4095) / 4096 * 4096);
+	if (!buf)
+		die("buffer");
+	memset(buf, 0, nareas * o.size);
+	pd = ibv_alloc_pd(ctx);
+	cq = pd ? ibv_create_cq(ctx, 2 * (o.stream + 16), NULL, NULL, 0) : NULL;
+	mr = cq ? ibv_reg_mr(pd, buf, nareas * o.size,
+			     IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE) : NULL;
+	if (!mr)
+		die("PD, CQ or MR");
+	{
+		struct ibv_qp_init_attr ia = {
+			.send_cq = cq, .recv_cq = cq, .qp_type = IBV_QPT_UC,
+			.cap = { .max_send_wr = 16, .max_recv_wr = (uint32_t)o.stream + 16,
+				 .max_send_sge = 1, .max_recv_sge = 1 },
+		};
+
+		qp = ibv_create_qp(pd, &ia);
+		if (!qp)
+			die("create UC QP");
+	}
+	if (ibv_query_gid(ctx, 1, o.gidx, &me.gid))
+		die("query_gid");
+	me.qpn = qp->qp_num;
+	me.psn = o.psn;
+	me.rkey = mr->rkey;
+	me.addr = (uintptr_t)buf;
+
+	/* Receives first: the peer may send as soon as it is connected. */
+	init_qp();
+	if (o.stream) {
+		if (!o.host)
+			for (i = 0; i <= o.stream; i++)
+				post_recv((size_t)i);
+	} else {
+		post_recv(0);
+		post_recv(1);
+		post_recv(1);
+	}
+	s = exchange(&me, &peer);
+	connect_qp(&peer);
+	/* Both at RTS before anything is sent. */
+	sync_peer(s);
+	if (o.stream && o.host)
+		stream_client(&peer);
+	else if (o.stream)
+		stream_server();
+	else
+		pingpong(&peer);
+	/* Neither side goes away while the other still needs it. */
+	sync_peer(s);
+	close(s);
+	ibv_destroy_qp(qp);
+	ibv_dereg_mr(mr);
+	ibv_destroy_cq(cq);
+	ibv_dealloc_pd(pd);
+	ibv_close_device(ctx);
+	ibv_free_device_list(list);
+	free(buf);
+	return 0;
+}

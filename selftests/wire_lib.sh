@@ -1,0 +1,163 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# The RoCEv2 wire topology of wire.sh and wire_uc.sh: veths in network
+# namespaces, softhca devices on them and Debian's rdma_rxe, and the
+# helpers that run a program pair across it.  Source it after lib.sh.
+#
+# Topology (rxe of 6.1 works in the initial namespace only, and its
+# socket takes every RoCEv2 packet there, so softhca stays out of it):
+#   init_net  wr0 10.77.0.1/24 fd77::1/64  rxe0 (rdma_rxe)
+#   wns1      wr1 10.77.0.2/24 fd77::2/64  shw1 (softhca)
+#   wns2      wa0 10.78.0.1/24             shw2 (softhca)
+#   wns3      wa1 10.78.0.2/24             shw3 (softhca)
+# ib_core shows every device in every namespace (shared mode); a program
+# run in a namespace reaches its peer over that namespace's veth.
+
+RUN=$REPO/tools/softhca-run
+TMP=$(mktemp -d)
+T=60
+
+modprobe ib_uverbs
+modprobe softhca
+rxe_why=
+if ! modprobe rdma_rxe 2>/dev/null; then
+	rxe_why="rdma_rxe does not load in this kernel"
+fi
+
+# inns NS CMD...: CMD in namespace NS ("-": the initial one).
+inns() {
+	ns=$1
+	shift
+	if [ "$ns" = - ]; then "$@"; else ip netns exec "$ns" "$@"; fi
+}
+
+setup() {
+	for ns in wns1 wns2 wns3; do ip netns add $ns || return 1; done
+	for ns in wns1 wns2 wns3; do ip -n $ns link set lo up || return 1; done
+	ip link add wr0 type veth peer name wr1 netns wns1 || return 1
+	ip addr add 10.77.0.1/24 dev wr0 && ip -6 addr add fd77::1/64 dev wr0 nodad &&
+	ip link set wr0 up || return 1
+	ip -n wns1 addr add 10.77.0.2/24 dev wr1 &&
+	ip -n wns1 -6 addr add fd77::2/64 dev wr1 nodad &&
+	ip -n wns1 link set wr1 up || return 1
+	ip -n wns2 link add wa0 type veth peer name wa1 netns wns3 || return 1
+	ip -n wns2 addr add 10.78.0.1/24 dev wa0 && ip -n wns2 link set wa0 up &&
+	ip -n wns3 addr add 10.78.0.2/24 dev wa1 && ip -n wns3 link set wa1 up || return 1
+	inns wns1 rdma link add shw1 type softhca netdev wr1 || return 1
+	inns wns2 rdma link add shw2 type softhca netdev wa0 || return 1
+	inns wns3 rdma link add shw3 type softhca netdev wa1 || return 1
+	if [ -z "$rxe_why" ]; then
+		rdma link add rxe0 type rxe netdev wr0 || return 1
+	fi
+	# The IPv4 GIDs (index 1 after the link-local one) must be listed.
+	for d in shw1 shw2 shw3; do
+		wait_for 10 grep -q 'ffff' /sys/class/infiniband/$d/ports/1/gids/1 ||
+			{ echo "$d: no IPv4 GID"; return 1; }
+	done
+}
+
+# gid_index DEV ADDR: the index of DEV's GID for ADDR (IPv4 dotted, or
+# IPv6 written out in full as sysfs prints it), for -g.
+gid_index() {
+	case "$2" in
+	*.*) g=$(echo "$2" | awk -F. '{ printf "0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x", $1, $2, $3, $4 }') ;;
+	*) g=$2 ;;
+	esac
+	for f in /sys/class/infiniband/$1/ports/1/gids/*; do
+		[ "$(cat "$f" 2>/dev/null)" = "$g" ] && { echo "${f##*/}"; return 0; }
+	done
+	echo "no GID $2 on $1" >&2
+	return 1
+}
+
+# listening NS PORT: a TCP socket listens on PORT in NS.
+listening() {
+	hex=$(printf '%04X' "$2")
+	inns "$1" cat /proc/net/tcp /proc/net/tcp6 2>/dev/null |
+		awk -v p=":$hex" '$4 == "0A" && substr($2, length($2) - 4) == p { f = 1 } END { exit !f }'
+}
+
+# wrap DEV: how a program reaches DEV: softhca-run for softhca devices.
+wrap() {
+	case "$1" in
+	rxe*) echo "" ;;
+	*) echo "$RUN" ;;
+	esac
+}
+
+# serve PROG NAME NS DEV ADDR PORT [ARGS]: PROG's server on DEV in NS
+# with the GID of ADDR, in the background ($srv), output in
+# $TMP/NAME.srv; returns once it listens on TCP PORT.
+serve() {
+	prog=$1 sname=$2 sns=$3 sdev=$4 saddr=$5 sport=$6
+	shift 6
+	sg=$(gid_index "$sdev" "$saddr") || return 1
+	# shellcheck disable=SC2046
+	inns "$sns" timeout "$T" $(wrap "$sdev") "$prog" -d "$sdev" -g "$sg" -p "$sport" "$@" \
+		> "$TMP/$sname.srv" 2>&1 &
+	srv=$!
+	# Up to 20 s, less if it dies first (it will never listen then).
+	n=0
+	while ! listening "$sns" "$sport"; do
+		n=$((n + 1))
+		if [ $n -gt 200 ] || ! kill -0 "$srv" 2>/dev/null; then
+			kill "$srv" 2>/dev/null; wait "$srv"
+			echo "server never listened"; cat "$TMP/$sname.srv"
+			return 1
+		fi
+		sleep 0.1
+	done
+}
+
+# served NAME CRC [OKPAT]: the client of serve's server NAME exited CRC
+# (its output in $TMP/NAME.cli): both must exit 0, the client print
+# OKPAT.
+served() {
+	wait "$srv"
+	src=$?
+	if [ $src != 0 ] || [ "$2" != 0 ] || ! grep -q "${3:-.}" "$TMP/$1.cli"; then
+		echo "server exit $src, client exit $2"
+		echo "--- server"; cat "$TMP/$1.srv"
+		echo "--- client"; cat "$TMP/$1.cli"
+		return 1
+	fi
+}
+
+# pair PROG OKPAT NAME SNS SDEV SADDR CNS CDEV CADDR HOST PORT [ARGS]:
+# PROG's server on SDEV in SNS with the GID of SADDR, its client on CDEV
+# in CNS with the GID of CADDR, exchanging QP numbers and GIDs over TCP
+# with HOST (the server's IPv4 address: the tools listen on IPv4 only);
+# both must exit 0 and the client print OKPAT.
+pair() {
+	prog=$1 okpat=$2
+	shift 2
+	name=$1 sns=$2 sdev=$3 saddr=$4 cns=$5 cdev=$6 caddr=$7 host=$8 port=$9
+	shift 9
+	cg=$(gid_index "$cdev" "$caddr") || return 1
+	serve "$prog" "$name" "$sns" "$sdev" "$saddr" "$port" "$@" || return 1
+	# shellcheck disable=SC2046
+	inns "$cns" timeout "$T" $(wrap "$cdev") "$prog" -d "$cdev" -g "$cg" -p "$port" "$@" "$host" \
+		> "$TMP/$name.cli" 2>&1
+	served "$name" $? "$okpat" || return 1
+	echo "NOTE: $name: $(grep "$okpat" "$TMP/$name.cli" | head -1)"
+}
+
+# hwc DEV NAME: one of DEV's port counters (counters.c).
+hwc() { cat "/sys/class/infiniband/$1/ports/1/hw_counters/$2"; }
+
+teardown() {
+	for d in shw1 shw2 shw3 rxe0; do
+		rdma link delete $d 2>/dev/null
+	done
+	ip link del wr0 2>/dev/null
+	for ns in wns1 wns2 wns3; do ip netns del $ns 2>/dev/null; done
+	modprobe -r rdma_rxe 2>/dev/null
+	true
+}
+
+# After the namespaces are gone: their sockets went with their devices.
+sockets_gone() {
+	wait_for 10 sh -c '! ip netns list | grep -q wns' || return 1
+	! dev_exists shw1 && ! dev_exists shw2 && ! dev_exists shw3 ||
+		{ echo "a device outlived its namespace"; ls /sys/class/infiniband; return 1; }
+}
+
