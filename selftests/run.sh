@@ -20,7 +20,7 @@ export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 # xrc.sh's there.  wire_uc.sh (UC on RoCEv2) has not had its first
 # debug-kernel run yet: Debian's kernel only until it has.  failnth.sh needs the debug kernel's fault injection:
 # on Debian's it says so and skips its sweeps.
-default="kunit.sh module.sh link.sh port.sh verbs.sh cycles.sh objects.sh objects_life.sh datapath.sh xrc.sh wire.sh fuzz.sh failnth.sh"
+default="kunit.sh module.sh link.sh port.sh verbs.sh cycles.sh objects.sh objects_life.sh datapath.sh xrc.sh wire.sh rdma_cm.sh fuzz.sh failnth.sh"
 [ "${SOFTHCA_SUITE:-stock}" = debug ] ||
 	default="$default wire_uc.sh kill.sh perf.sh dropin.sh perftest.sh"
 tests=${*:-$default}

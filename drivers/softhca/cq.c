@@ -16,13 +16,30 @@
  * Locking: cq->lock, IRQ-safe, protects the producer side and the arm
  * state.  It nests inside a QP's queue locks and is never held while
  * taking another softhca lock.
+ *
+ * Events.  A process's CQ tells ib_uverbs at once (its handler only
+ * queues an event).  A kernel consumer's handler may poll the CQ and
+ * post new work from inside (ULPs do): it runs from an irq_work, in
+ * hard-IRQ context like an HCA's completion interrupt, never under the
+ * locks of the engine that produced the completion.
  */
+#include <linux/irq_work.h>
 #include <linux/log2.h>
 #include <rdma/ib_user_verbs.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/uverbs_ioctl.h>
 
 #include "softhca.h"
+
+/* The completion handler of a kernel consumer's CQ (hard IRQ). */
+static void softhca_cq_comp_work(struct irq_work *work)
+{
+	struct softhca_cq *cq = container_of(work, struct softhca_cq,
+					     comp_work);
+
+	if (cq->ibcq.comp_handler)
+		cq->ibcq.comp_handler(&cq->ibcq, cq->ibcq.cq_context);
+}
 
 static u32 softhca_cq_entries(int cqe)
 {
@@ -51,6 +68,7 @@ int softhca_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		return -ENOMEM;
 
 	spin_lock_init(&cq->lock);
+	init_irq_work(&cq->comp_work, softhca_cq_comp_work);
 	entries = softhca_cq_entries(attr->cqe);
 	err = softhca_ring_alloc(&cq->ring, udata, entries,
 				 sizeof(struct softhca_cqe));
@@ -79,7 +97,11 @@ int softhca_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 {
 	struct softhca_cq *cq = to_scq(ibcq);
 
-	/* ib_core refused this while a QP or SRQ still used the CQ. */
+	/*
+	 * ib_core refused this while a QP or SRQ still used the CQ; a
+	 * handler call queued by their last completion finishes first.
+	 */
+	irq_work_sync(&cq->comp_work);
 	softhca_ring_free(&cq->ring);
 	atomic_dec(&to_sdev(ibcq->device)->num_cqs);
 	return 0;
@@ -206,8 +228,12 @@ int softhca_cq_push(struct softhca_cq *cq, const struct softhca_cqe *cqe,
 		notify = true;
 	spin_unlock_irqrestore(&cq->lock, flags);
 
-	if (notify && cq->ibcq.comp_handler)
-		cq->ibcq.comp_handler(&cq->ibcq, cq->ibcq.cq_context);
+	if (notify && cq->ring.mentry) {
+		if (cq->ibcq.comp_handler)
+			cq->ibcq.comp_handler(&cq->ibcq, cq->ibcq.cq_context);
+	} else if (notify) {
+		irq_work_queue(&cq->comp_work);
+	}
 	return 0;
 
 err_unlock:
@@ -258,6 +284,9 @@ static void softhca_cqe_to_wc(const struct softhca_cqe *cqe, struct ib_wc *wc,
 	wc->dlid_path_bits = cqe->dlid_path_bits;
 	wc->port_num = SOFTHCA_PORT;
 	wc->network_hdr_type = cqe->network_hdr_type;
+	/* ib_init_ah_attr_from_wc() takes the header type from here. */
+	if (wc->wc_flags & IB_WC_GRH)
+		wc->wc_flags |= IB_WC_WITH_NETWORK_HDR_TYPE;
 	/*
 	 * Kernel consumers get the QP pointer.  The QP cannot be gone: a
 	 * kernel ULP destroys its QPs only after draining their CQEs.

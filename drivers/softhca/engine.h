@@ -133,6 +133,16 @@ enum softhca_ack softhca_wire_send(struct softhca_qp *qp,
 void softhca_wire_qp_modify(struct softhca_qp *qp,
 			    const struct ib_qp_attr *attr, int mask);
 
+/* kverbs.c */
+int softhca_kpost_send(struct softhca_qp *qp, const struct ib_send_wr *wr,
+		       const struct ib_send_wr **bad_wr);
+int softhca_kpost_recv(struct softhca_qp *qp, const struct ib_recv_wr *wr,
+		       const struct ib_recv_wr **bad_wr);
+int softhca_kpost_srq_recv(struct softhca_srq *srq, const struct ib_recv_wr *wr,
+			   const struct ib_recv_wr **bad_wr);
+void softhca_kposted(struct softhca_qp *qp);
+void softhca_kflush_work(struct work_struct *work);
+
 /* mem.c */
 int softhca_mr_pages_init(struct softhca_mr *mr);
 void softhca_mr_pages_free(struct softhca_mr *mr);

@@ -188,6 +188,7 @@ static void softhca_qp_init_engine(struct softhca_dev *sdev,
 	spin_lock_init(&qp->wire.rx_lock);
 	hrtimer_init(&qp->retry_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
 	qp->retry_timer.function = softhca_req_retry_timer;
+	INIT_WORK(&qp->kflush_work, softhca_kflush_work);
 	qp->req.ud_max = ib_mtu_enum_to_int(softhca_mtu_from_netdev(READ_ONCE(ndev->mtu)));
 	if (qp->sq.ring.entries)
 		atomic_set(softhca_wq_flags(&qp->sq.ring),
@@ -296,6 +297,7 @@ int softhca_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	softhca_qp_put(qp);
 	wait_for_completion(&qp->released);
 	hrtimer_cancel(&qp->retry_timer);
+	cancel_work_sync(&qp->kflush_work);
 	softhca_req_cache_drop(&qp->req.cache);	/* the poller let go */
 	softhca_qp_free_engine(qp);
 	softhca_qp_free_rings(qp);
@@ -333,8 +335,8 @@ int softhca_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
  * the rings.  A QP in the error state flushes what was posted since the
  * last flush (the library rings whenever it sees SOFTHCA_WQ_F_ERROR);
  * otherwise the send queue's work runs (engine.c).  A receive queue
- * needs no doorbell to be consumed: messages take its WQEs.  Kernel
- * consumers' work requests are not accepted yet.
+ * needs no doorbell to be consumed: messages take its WQEs.  A kernel
+ * consumer's work requests go into its rings through kverbs.c.
  */
 static int softhca_doorbell(struct softhca_qp *qp, bool send)
 {
@@ -350,7 +352,9 @@ int softhca_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 {
 	struct softhca_qp *qp = to_sqp(ibqp);
 
-	if (!qp->is_user || wr) {
+	if (!qp->is_user)
+		return softhca_kpost_send(qp, wr, bad_wr);
+	if (wr) {
 		*bad_wr = wr;
 		return -EOPNOTSUPP;
 	}
@@ -362,7 +366,9 @@ int softhca_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 {
 	struct softhca_qp *qp = to_sqp(ibqp);
 
-	if (!qp->is_user || wr) {
+	if (!qp->is_user)
+		return softhca_kpost_recv(qp, wr, bad_wr);
+	if (wr) {
 		*bad_wr = wr;
 		return -EOPNOTSUPP;
 	}

@@ -84,6 +84,7 @@ int softhca_query_port(struct ib_device *ibdev, u32 port,
 	attr->pkey_tbl_len = 1;
 	attr->max_msg_sz = 0x80000000u;	/* 2 GiB, the IBA maximum */
 	attr->max_vl_num = 1;
+	attr->port_cap_flags = IB_PORT_CM_SUP;
 	attr->ip_gids = true;
 
 	err = ib_get_eth_speed(ibdev, port, &attr->active_speed,
@@ -104,15 +105,13 @@ int softhca_get_port_immutable(struct ib_device *ibdev, u32 port,
 			       struct ib_port_immutable *immutable)
 {
 	/*
-	 * RoCEv2 only.  The MAD and CM capabilities are added together
-	 * with the GSI QP; claiming them now would make ib_mad try to
-	 * create QP1 on a device that cannot have one yet.
+	 * RoCEv2 with MADs and the CM: ib_mad creates the GSI QP (QP1,
+	 * qp.c) on the port, ib_cm and rdma_cm attach to it.
 	 */
-	immutable->core_cap_flags = RDMA_CORE_CAP_PROT_ROCE_UDP_ENCAP |
-				    RDMA_CORE_CAP_ETH_AH;
+	immutable->core_cap_flags = RDMA_CORE_PORT_IBA_ROCE_UDP_ENCAP;
 	immutable->gid_tbl_len = SOFTHCA_GID_TABLE_LEN;
 	immutable->pkey_tbl_len = 1;
-	immutable->max_mad_size = 0;
+	immutable->max_mad_size = IB_MGMT_MAD_SIZE;
 	return 0;
 }
 

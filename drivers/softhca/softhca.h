@@ -37,9 +37,11 @@
 #include <linux/list.h>
 #include <linux/refcount.h>
 #include <linux/hrtimer.h>
+#include <linux/irq_work.h>
 #include <linux/mutex.h>
 #include <linux/netdevice.h>
 #include <linux/spinlock.h>
+#include <linux/workqueue.h>
 #include <linux/xarray.h>
 #include <rdma/ib_verbs.h>
 
@@ -210,6 +212,9 @@ static inline struct softhca_pd *to_spd(struct ib_pd *ibpd)
  * @armed: IB_CQ_SOLICITED / IB_CQ_NEXT_COMP armed by req_notify_cq, 0
  *	when disarmed
  * @overrun: a completion found the CQ full; the CQ is dead
+ * @comp_work: a kernel consumer's CQ: calls its completion handler in
+ *	hard-IRQ context, as an HCA's interrupt would, outside every lock
+ *	of the engine that produced the completion (cq.c)
  */
 struct softhca_cq {
 	struct ib_cq ibcq;
@@ -221,6 +226,7 @@ struct softhca_cq {
 	int armed;
 	u32 arm_seq_done;	/* last mapped arm request that fired */
 	bool overrun;
+	struct irq_work comp_work;
 };
 
 static inline struct softhca_cq *to_scq(struct ib_cq *ibcq)
@@ -236,6 +242,8 @@ static inline struct softhca_cq *to_scq(struct ib_cq *ibcq)
  * @max_sge: SGEs per WQE this queue was created for
  * @max_inline: inline bytes per send WQE (SQ only)
  * @lock: protects @cons and the ring's kernel-written header fields
+ * @post_lock: a kernel consumer's ring: serialises its producers
+ *	(kverbs.c); IRQ-safe, nests in no softhca lock and takes none
  */
 struct softhca_wq {
 	struct softhca_ring ring;
@@ -244,6 +252,7 @@ struct softhca_wq {
 	u32 max_sge;
 	u32 max_inline;
 	spinlock_t lock;	/* see above */
+	spinlock_t post_lock;	/* see above */
 };
 
 /*
@@ -263,6 +272,7 @@ static inline void softhca_wq_init(struct softhca_wq *wq,
 {
 	spin_lock_init(&wq->lock);
 	lockdep_set_class(&wq->lock, key);
+	spin_lock_init(&wq->post_lock);
 	wq->cons = 0;
 	wq->prod_seen = 0;
 }
@@ -425,6 +435,8 @@ struct softhca_wire_qp {
  * @req, @resp: requester and responder state
  * @wire: connected QPs: the RoCEv2 path and sequence state
  * @retry_timer: ends a retry wait (req.c)
+ * @kflush_work: a kernel consumer's QP: flushes what was posted in ERR
+ *	(kverbs.c)
  */
 struct softhca_qp {
 	struct ib_qp ibqp;
@@ -452,6 +464,7 @@ struct softhca_qp {
 	struct softhca_resp resp;
 	struct softhca_wire_qp wire;
 	struct hrtimer retry_timer;
+	struct work_struct kflush_work;
 };
 
 static inline struct softhca_qp *to_sqp(struct ib_qp *ibqp)

@@ -16,7 +16,7 @@
 #include <rdma/ib_verbs.h>
 #include <rdma/uverbs_ioctl.h>
 
-#include "softhca.h"
+#include "engine.h"
 #include "wqe.h"
 
 struct lock_class_key softhca_srq_lock_key;
@@ -165,14 +165,19 @@ void softhca_srq_put(struct softhca_srq *srq)
 }
 
 /*
- * A process's SRQ is posted to through its ring; kernel consumers'
- * receive requests are not accepted yet.
+ * A process's SRQ is posted to through its ring; a kernel consumer's
+ * through kverbs.c.
  */
 int softhca_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
 			  const struct ib_recv_wr **bad_wr)
 {
-	*bad_wr = wr;
-	return -EOPNOTSUPP;
+	struct softhca_srq *srq = to_ssrq(ibsrq);
+
+	if (srq->rq.ring.mentry) {
+		*bad_wr = wr;
+		return -EOPNOTSUPP;
+	}
+	return softhca_kpost_srq_recv(srq, wr, bad_wr);
 }
 
 /**

@@ -1,0 +1,159 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# rdma_cm on softhca: the kernel's MAD layer and CM over softhca's GSI QP
+# (QP1, posted to through kernel verbs: drivers/softhca/kverbs.c), and
+# Debian's unmodified rdmacm-utils through the drop-in libibverbs
+# (softhca-run): rping with its data validated, ucmatose (RC), udaddy
+# (UD), rdma_server/rdma_client, between two QPs of one device (CM MADs
+# from QP1 to itself).  Two devices need two network namespaces (rdma_cm
+# resolves an address of this namespace to the netdev that owns it,
+# whatever the source): that is the wire's, for RC on the wire.  Every
+# program runs under timeout: a hang fails its point.
+# Then the device goes away under a connection: rping ends, ib_core's
+# clients let go, nothing hangs.
+. "$(dirname "$0")/lib.sh"
+
+RUN=$REPO/tools/softhca-run
+TMP=$(mktemp -d)
+T=60
+A=10.9.0.1	# sv0, sh0
+B=10.9.0.2	# sv1, sh1
+R=10.8.0.1	# rv0, rxe0
+
+modprobe ib_uverbs
+modprobe rdma_ucm
+
+need() {
+	command -v "$1" > /dev/null ||
+		{ echo "SKIP: $1 not installed (tools/setup-deps: rdmacm-utils)"; return 77; }
+}
+
+# gsi DEV: ib_mad made QP1 on DEV, a GSI QP, and moved it to RTS.
+gsi() {
+	rdma res show qp link "$1/1" > "$TMP/qp" 2>&1 || { cat "$TMP/qp"; return 1; }
+	grep -q "lqpn 1 type GSI state RTS" "$TMP/qp" || { cat "$TMP/qp"; return 1; }
+}
+
+# The server's cm_id listens (ib_core's resource tracking shows it).
+listening() {
+	wait_for 20 sh -c "rdma resource show cm_id | grep -q 'state LISTEN'"
+}
+
+# serve NAME SERVER-CMD... -- CLIENT-CMD...: the server in the background,
+# the client once the server listens; both must exit 0.
+serve() {
+	name=$1; shift
+	srv=""
+	while [ "$1" != -- ]; do srv="$srv $1"; shift; done
+	shift
+	# shellcheck disable=SC2086
+	timeout $T $PRE $srv > "$TMP/$name.srv" 2>&1 &
+	spid=$!
+	listening || { echo "the server did not listen"; cat "$TMP/$name.srv"; }
+	timeout $T $PRE "$@" > "$TMP/$name.cli" 2>&1
+	crc=$?
+	wait $spid
+	src=$?
+	if [ $crc != 0 ] || [ $src != 0 ]; then
+		echo "client exit $crc, server exit $src"
+		sed 's/^/client: /' "$TMP/$name.cli" | tail -15
+		sed 's/^/server: /' "$TMP/$name.srv" | tail -15
+		return 1
+	fi
+}
+
+# rping_ok NAME SERVER-ADDR [CLIENT-SOURCE]: 100 pings, validated (-V) by
+# the client, every one echoed by the server.
+rping_ok() {
+	need rping || return 77
+	src=${3:+-I $3}
+	# shellcheck disable=SC2086
+	serve "$1" rping -s -a "$2" -C 100 -V -v -- \
+		rping -c -a "$2" $src -C 100 -V -v || return 1
+	n=$(grep -c '^ping data' "$TMP/$1.cli")
+	[ "$n" = 100 ] || { echo "client printed $n pings"; return 1; }
+	n=$(grep -c '^server ping data' "$TMP/$1.srv")
+	[ "$n" = 100 ] || { echo "server printed $n pings"; return 1; }
+	echo "# $1: 100 pings each way, validated"
+}
+
+ucmatose_ok() {
+	need ucmatose || return 77
+	serve "$1" ucmatose -b "$2" -c 4 -C 20 -- \
+		ucmatose -s "$2" ${3:+-b $3} -c 4 -C 20 || return 1
+	grep -q "return status 0" "$TMP/$1.cli" || { cat "$TMP/$1.cli"; return 1; }
+	grep -q "return status 0" "$TMP/$1.srv" || { cat "$TMP/$1.srv"; return 1; }
+}
+
+udaddy_ok() {
+	need udaddy || return 77
+	serve "$1" udaddy -b "$2" -c 4 -C 20 -- \
+		udaddy -s "$2" ${3:+-b $3} -c 4 -C 20 || return 1
+	grep -q "return status 0" "$TMP/$1.cli" || { cat "$TMP/$1.cli"; return 1; }
+	grep -q "return status 0" "$TMP/$1.srv" || { cat "$TMP/$1.srv"; return 1; }
+}
+
+rdma_client_ok() {
+	need rdma_server || return 77
+	serve "$1" rdma_server -s "$2" -- rdma_client -s "$2" || return 1
+	grep -q "rdma_client: end 0" "$TMP/$1.cli" || { cat "$TMP/$1.cli"; return 1; }
+	grep -q "rdma_server: end 0" "$TMP/$1.srv" || { cat "$TMP/$1.srv"; return 1; }
+}
+
+# The server's device is deleted while a client pings it without end:
+# both rping processes end (no hang), the device goes, no splat.
+delete_under_rping() {
+	need rping || return 77
+	timeout $T "$RUN" rping -s -a $A -C 0 > "$TMP/del.srv" 2>&1 &
+	spid=$!
+	listening || { echo "the server did not listen"; cat "$TMP/del.srv"; return 1; }
+	timeout $T "$RUN" rping -c -a $A -C 0 > "$TMP/del.cli" 2>&1 &
+	cpid=$!
+	sleep 2
+	kill -0 $cpid 2>/dev/null || { echo "client ended early"; cat "$TMP/del.cli"; return 1; }
+	timeout 30 rdma link delete sh0 || { echo "link delete failed"; return 1; }
+	wait $spid; src=$?
+	wait $cpid; crc=$?
+	[ $src != 124 ] && [ $crc != 124 ] ||
+		{ echo "rping hung (server $src, client $crc)"; return 1; }
+	! dev_exists sh0 || { echo "sh0 still there"; return 1; }
+	echo "# server exit $src, client exit $crc"
+}
+
+# rxe BASENAME FN ARGS: the same point on Debian's rdma_rxe (on rv0, with
+# Debian's libibverbs), so that a failure of ours is told from the tool's.
+rxe() {
+	[ -z "$rxe_why" ] || { echo "SKIP: $rxe_why"; return 77; }
+	PRE="" "$@"
+}
+rxe_why=""
+if modprobe rdma_rxe 2>/dev/null && veth_up rv0 rv1 &&
+   ip addr add $R/24 dev rv0 && rdma link add rxe0 type rxe netdev rv0; then
+	:
+else
+	rxe_why="rdma_rxe cannot be set up here"
+fi
+
+# rdma_rxe first, alone: its UDP socket and softhca's (a device on the
+# wire) cannot both have port 4791 in one namespace.
+t rxe_rping rxe rping_ok rxe_rping $R
+t rxe_ucmatose rxe ucmatose_ok rxe_uc $R
+t rxe_udaddy rxe udaddy_ok rxe_ud $R
+t rxe_rdma_server_client rxe rdma_client_ok rxe_rs $R
+[ -n "$rxe_why" ] || { rdma link delete rxe0; ip link del rv0; modprobe -r rdma_rxe; }
+
+modprobe softhca
+softhca_on_veth 2
+ip addr add $A/24 dev sv0
+ip addr add $B/24 dev sv1
+PRE=$RUN
+t gsi_qp_sh0 gsi sh0
+t gsi_qp_sh1 gsi sh1
+t rping_one_device rping_ok rping1 $A
+t ucmatose_one_device ucmatose_ok uc1 $A
+t udaddy_one_device udaddy_ok ud1 $A
+t rdma_server_client rdma_client_ok rs $A
+t delete_device_under_rping delete_under_rping
+rm -rf "$TMP"
+cleanup_all
+tap_done
