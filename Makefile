@@ -58,6 +58,8 @@ DROPIN_SRCS := $(sort $(wildcard lib/dropin/*.c))
 DROPIN_PIC  := $(DROPIN_SRCS:%.c=$(B)/pic/%.o)
 DROPIN_TEST := $(if $(IBVERBS_SO),$(B)/selftests/dropin_query)
 UC_WIRE     := $(if $(IBVERBS_SO),$(B)/selftests/uc_wire)
+RDMACM_SO   ?= $(firstword $(wildcard /usr/lib/*/librdmacm.so /usr/lib64/librdmacm.so /usr/lib/librdmacm.so))
+CM_VERBS    := $(if $(and $(IBVERBS_SO),$(RDMACM_SO)),$(B)/selftests/cm_verbs)
 
 TOOL_SRCS := tools/softhca/main.c tools/softhca/nl.c tools/softhca/show.c
 TOOL      := $(B)/bin/softhca
@@ -144,7 +146,7 @@ $(PERF_IBV): $(PERF_SRCS) tools/perf/perf.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -DPERF_LIB='"libibverbs"' -o $@ $(PERF_SRCS) -libverbs
 
-selftests: lib $(DROPIN_TEST) $(UC_WIRE)
+selftests: lib $(DROPIN_TEST) $(UC_WIRE) $(CM_VERBS)
 	$(MAKE) -C selftests B=$(CURDIR)/$(B)/selftests TOP=$(CURDIR)
 
 # selftests/dropin.sh's libibverbs program: built against the
@@ -158,6 +160,12 @@ $(DROPIN_TEST): selftests/dropin_query.c selftests/tap.h selftests/util.h selfte
 $(UC_WIRE): selftests/uc_wire.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $< -libverbs
+
+# selftests/rdma_cm.sh's program: the distribution's librdmacm (needs
+# librdmacm-dev) and libibverbs, the same on rdma_rxe and softhca.
+$(CM_VERBS): selftests/cm_verbs.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $< -lrdmacm -libverbs
 
 kunit:
 	tools/kunit/run-kunit

@@ -154,12 +154,8 @@ sweeps() {
 
 # No PD, CQ, QP, MR, SRQ or context left on sh0 (rdma resource show).
 nothing_left() {
-	out=$(rdma resource show 2>&1)
-	printf '%s\n' "$out" | grep -qE '^[0-9]+: sh0: .*qp 0 ' ||
-		{ echo "no resource counts for sh0: $out"; return 1; }
-	left=$(printf '%s\n' "$out" | grep -E '^[0-9]+: sh0' |
-		grep -oE '(pd|cq|qp|mr|srq|ctx) [1-9][0-9]*' | tr '\n' ' ')
-	[ -z "$left" ] || { echo "left behind: $left"; echo "$out"; return 1; }
+	left=$(user_left sh0)
+	[ -z "$left" ] || { echo "left behind: $left"; rdma resource show; return 1; }
 }
 
 no_link_left() {

@@ -119,12 +119,35 @@ wait_for() {
 	"$@"
 }
 
-# objects_gone DEV...: within 10 s every DEV shows no object at all in
-# `rdma resource show`; otherwise the listing is printed.
+# user_res DEV KIND: how many objects of KIND (pd cq qp mr srq ctx)
+# processes hold on DEV.  The kernel's own (ib_mad's QP1, its CQ and PD
+# on every device) are listed with their owner in brackets ("comm
+# [ib_core]") and not counted.
+user_res() {
+	timeout 5 rdma resource show "$2" 2>/dev/null |
+		grep -E "^(dev $1 |link $1/)" | grep -vc 'comm \['
+}
+
+# user_left DEV...: "DEV: KIND N " for every kind with objects on DEV.
+user_left() {
+	for d in "$@"; do
+		dev_exists "$d" || { printf '%s: gone ' "$d"; continue; }
+		for k in pd cq qp mr srq ctx; do
+			n=$(user_res "$d" "$k")
+			[ "$n" = 0 ] || printf '%s: %s %s ' "$d" "$k" "$n"
+		done
+	done
+}
+
+# no_user_objects DEV...: every DEV exists and no process holds an object
+# on it.
+no_user_objects() { [ -z "$(user_left "$@")" ]; }
+
+# objects_gone DEV...: within 10 s every DEV shows no object of a
+# process in `rdma resource show`; otherwise the listing is printed.
 objects_gone() {
-	re=$(echo "$*" | tr ' ' '|')
-	wait_for 10 sh -c "timeout 5 rdma resource show 2>/dev/null | grep -E ': ($re): pd 0 cq 0 qp 0 cm_id 0 mr 0 ctx 0 srq 0' | wc -l | grep -qx $#" ||
-		{ echo "objects left:"; timeout 5 rdma resource show; return 1; }
+	wait_for 10 no_user_objects "$@" ||
+		{ echo "objects left: $(user_left "$@")"; timeout 5 rdma resource show; return 1; }
 }
 
 no_softhca_devices() {

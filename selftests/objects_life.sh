@@ -9,11 +9,8 @@
 STRESS="$SELFTESTS/objects_stress"
 export SOFTHCA_DEV=sh0
 
-# "pd 1 cq 2 ..." -> the count for one resource type of sh0.
-res_count() {
-	rdma resource show 2>/dev/null | awk -v k="$1" '
-		/sh0:/ { for (i = 1; i < NF; i++) if ($i == k) print $(i + 1) }'
-}
+# The count of one resource type a process holds on sh0.
+res_count() { user_res sh0 "$1"; }
 
 killed_process_cleans_up() {
 	fifo=$(mktemp -u) && mkfifo "$fifo"
@@ -27,7 +24,7 @@ killed_process_cleans_up() {
 	[ "$qp" -ge 2 ] && [ "$cq" -ge 1 ] && [ "$mr" -ge 1 ] || { echo "objects not seen"; return 1; }
 	kill -9 $pid
 	wait $pid 2>/dev/null
-	wait_for 5 sh -c '[ "$(rdma resource show 2>/dev/null | grep -c "sh0:.* qp 0 ")" -eq 1 ]'
+	wait_for 5 no_user_objects sh0
 	for k in pd cq qp mr srq ctx; do
 		n=$(res_count $k)
 		[ "${n:-0}" -eq 0 ] || { echo "$k left behind: $n"; rdma resource show; return 1; }

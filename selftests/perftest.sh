@@ -209,11 +209,8 @@ pair() {
 	[ -s "$TMP/rxe.note" ] && sed 's/^/# rxe: /' "$TMP/rxe.note"
 }
 
-# sh0 and sh1 both list no PD, CQ, QP, MR or context.
-both_empty() {
-	[ "$(rdma resource show 2>/dev/null | grep -E '^[0-9]+: sh[01]: ' |
-	     grep -cE ' pd 0 cq 0 qp 0 cm_id 0 mr 0 ctx 0( |$)')" = 2 ]
-}
+# sh0 and sh1 both list no PD, CQ, QP, MR or context of a process.
+both_empty() { no_user_objects sh0 sh1; }
 
 # No object left on sh0 or sh1 once every program has ended.
 nothing_left() {

@@ -4,7 +4,8 @@
 # (QP1, posted to through kernel verbs: drivers/softhca/kverbs.c), and
 # Debian's unmodified rdmacm-utils through the drop-in libibverbs
 # (softhca-run): rping with its data validated, ucmatose (RC), udaddy
-# (UD), rdma_server/rdma_client, between two QPs of one device (CM MADs
+# (UD), rdma_server/rdma_client, and cm_verbs (ours: rdma_post_sendv and
+# the other <rdma/rdma_verbs.h> helpers, data checked), between two QPs of one device (CM MADs
 # from QP1 to itself).  Two devices need two network namespaces (rdma_cm
 # resolves an address of this namespace to the netdev that owns it,
 # whatever the source): that is the wire's, for RC on the wire.  Every
@@ -16,6 +17,7 @@
 RUN=$REPO/tools/softhca-run
 TMP=$(mktemp -d)
 T=60
+CMV=$SELFTESTS/cm_verbs
 A=10.9.0.1	# sv0, sh0
 B=10.9.0.2	# sv1, sh1
 R=10.8.0.1	# rv0, rxe0
@@ -37,6 +39,19 @@ gsi() {
 # The server's cm_id listens (ib_core's resource tracking shows it).
 listening() {
 	wait_for 20 sh -c "rdma resource show cm_id | grep -q 'state LISTEN'"
+}
+
+# restrack: `rdma resource show -dd` adds the driver's view (restrack.c)
+# to ib_core's: QP1 is the kernel's, with a receive queue ib_mad filled;
+# its CQ is a kernel CQ.
+restrack() {
+	rdma -dd resource show qp link sh0/1 lqpn 1 > "$TMP/qp1" 2>&1 || { cat "$TMP/qp1"; return 1; }
+	grep -q "kernel 1" "$TMP/qp1" && grep -qE "rq_entries [1-9]" "$TMP/qp1" ||
+		{ cat "$TMP/qp1"; return 1; }
+	rdma -dd resource show cq link sh0/1 > "$TMP/cq" 2>&1 || { cat "$TMP/cq"; return 1; }
+	grep -q "kernel 1" "$TMP/cq" && grep -qE "entries [1-9]" "$TMP/cq" ||
+		{ cat "$TMP/cq"; return 1; }
+	sed 's/^/# /' "$TMP/qp1"
 }
 
 # serve NAME SERVER-CMD... -- CLIENT-CMD...: the server in the background,
@@ -100,6 +115,16 @@ rdma_client_ok() {
 	grep -q "rdma_server: end 0" "$TMP/$1.srv" || { cat "$TMP/$1.srv"; return 1; }
 }
 
+# cm_verbs (selftests/cm_verbs.c): rdma_post_sendv with two SGEs,
+# rdma_post_send/recv, rdma_post_write/read, rdma_get_send/recv_comp,
+# 20 rounds, every byte checked on both sides.
+cm_verbs_ok() {
+	[ -x "$CMV" ] || { echo "SKIP: $CMV not built (librdmacm-dev)"; return 77; }
+	serve "$1" "$CMV" -s "$2" -- "$CMV" -c "$2" || return 1
+	grep -q "rounds checked" "$TMP/$1.srv" || { cat "$TMP/$1.srv"; return 1; }
+	grep "rounds checked" "$TMP/$1.cli" | sed 's/^/# /'
+}
+
 # The server's device is deleted while a client pings it without end:
 # both rping processes end (no hang), the device goes, no splat.
 delete_under_rping() {
@@ -140,6 +165,7 @@ t rxe_rping rxe rping_ok rxe_rping $R
 t rxe_ucmatose rxe ucmatose_ok rxe_uc $R
 t rxe_udaddy rxe udaddy_ok rxe_ud $R
 t rxe_rdma_server_client rxe rdma_client_ok rxe_rs $R
+t rxe_cm_verbs rxe cm_verbs_ok rxe_cmv $R
 [ -n "$rxe_why" ] || { rdma link delete rxe0; ip link del rv0; modprobe -r rdma_rxe; }
 
 modprobe softhca
@@ -149,10 +175,12 @@ ip addr add $B/24 dev sv1
 PRE=$RUN
 t gsi_qp_sh0 gsi sh0
 t gsi_qp_sh1 gsi sh1
+t restrack_driver_details restrack
 t rping_one_device rping_ok rping1 $A
 t ucmatose_one_device ucmatose_ok uc1 $A
 t udaddy_one_device udaddy_ok ud1 $A
 t rdma_server_client rdma_client_ok rs $A
+t cm_verbs cm_verbs_ok cmv $A
 t delete_device_under_rping delete_under_rping
 rm -rf "$TMP"
 cleanup_all

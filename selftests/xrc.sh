@@ -17,13 +17,8 @@ SOFTHCA_DEV=sh0 SOFTHCA_DEV2=sh1 "$SELFTESTS/xrc" || rc=1
 XSRQ_ROUNDS=$(scaled 12) SOFTHCA_DEV=sh0 "$SELFTESTS/xsrq" || rc=1
 SOFTHCA_DEV=sh0 SOFTHCA_DEV2=sh1 XSRQ_ROUNDS=$(scaled 6) "$SELFTESTS/xsrq" || rc=1
 # Nothing leaked: every object count of both devices is back to zero.
-left=$(rdma resource show 2>/dev/null | grep -E '^[0-9]+: sh[01]' |
-	grep -oE '(qp|cq|pd|mr|srq) [1-9][0-9]*' | tr '\n' ' ')
-if ! rdma resource show 2>/dev/null | grep -qE '^[0-9]+: sh1: .*qp 0 '; then
-	echo "not ok - xrc: no resource counts for sh1"
-	rdma resource show
-	rc=1
-elif [ -n "$left" ]; then
+left=$(user_left sh0 sh1)
+if [ -n "$left" ]; then
 	echo "not ok - xrc: objects left behind: $left"
 	rdma resource show
 	rc=1

@@ -201,8 +201,8 @@ static int softhca_kbuild_send(void *owner, void *slot, const void **wrp)
  * @wr: the chain of work requests
  * @bad_wr: out: the first one not posted
  *
- * Return: 0, -EINVAL (a QP not yet in RTS, a malformed request),
- * -ENOMEM (the send queue is full).
+ * Return: 0, -EINVAL (a QP without a send queue or not yet in RTS, a
+ * malformed request), -ENOMEM (the send queue is full).
  */
 int softhca_kpost_send(struct softhca_qp *qp, const struct ib_send_wr *wr,
 		       const struct ib_send_wr **bad_wr)
@@ -211,7 +211,11 @@ int softhca_kpost_send(struct softhca_qp *qp, const struct ib_send_wr *wr,
 	u32 n;
 	int err;
 
-	if (READ_ONCE(qp->state) < IB_QPS_RTS) {
+	/*
+	 * An XRC_TGT QP has no send queue; ib_uverbs creates it without
+	 * udata, so a process's POST_SEND on its handle arrives here too.
+	 */
+	if (!qp->sq.ring.entries || READ_ONCE(qp->state) < IB_QPS_RTS) {
 		*bad_wr = wr;
 		return -EINVAL;
 	}

@@ -578,6 +578,11 @@ int softhca_get_port_immutable(struct ib_device *ibdev, u32 port,
 void softhca_get_dev_fw_str(struct ib_device *ibdev, char *str);
 extern const struct attribute_group softhca_attr_group;
 
+/* restrack.c */
+int softhca_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp);
+int softhca_fill_res_cq_entry(struct sk_buff *msg, struct ib_cq *ibcq);
+int softhca_fill_res_mr_entry(struct sk_buff *msg, struct ib_mr *ibmr);
+
 /* ucontext.c */
 int softhca_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata);
 void softhca_dealloc_ucontext(struct ib_ucontext *ibuc);
