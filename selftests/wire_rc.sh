@@ -118,12 +118,12 @@ counted() {
 t "wire_rc: veths in namespaces, softhca and rxe devices on them" setup
 t "wire_rc: ibv_rc_pingpong softhca -> rxe, 64 B (IPv4)" \
 	rxe rc_pingpong pp_sh_rxe4s - rxe0 10.77.0.1 wns1 shw1 10.77.0.2 10.77.0.1 18901 -n 200 -s 64
-t "wire_rc: ibv_rc_pingpong softhca -> rxe, 1 MiB (IPv4)" \
-	rxe rc_pingpong pp_sh_rxe4l - rxe0 10.77.0.1 wns1 shw1 10.77.0.2 10.77.0.1 18902 -n 20 -s 1048576
+t "wire_rc: ibv_rc_pingpong softhca -> rxe, 1000000 B (IPv4)" \
+	rxe rc_pingpong pp_sh_rxe4l - rxe0 10.77.0.1 wns1 shw1 10.77.0.2 10.77.0.1 18902 -n 20 -s 1000000
 t "wire_rc: ibv_rc_pingpong rxe -> softhca, 64 B (IPv4)" \
 	rxe rc_pingpong pp_rxe_sh4s wns1 shw1 10.77.0.2 - rxe0 10.77.0.1 10.77.0.2 18903 -n 200 -s 64
-t "wire_rc: ibv_rc_pingpong rxe -> softhca, 1 MiB (IPv4)" \
-	rxe rc_pingpong pp_rxe_sh4l wns1 shw1 10.77.0.2 - rxe0 10.77.0.1 10.77.0.2 18904 -n 20 -s 1048576
+t "wire_rc: ibv_rc_pingpong rxe -> softhca, 1000000 B (IPv4)" \
+	rxe rc_pingpong pp_rxe_sh4l wns1 shw1 10.77.0.2 - rxe0 10.77.0.1 10.77.0.2 18904 -n 20 -s 1000000
 t "wire_rc: ibv_rc_pingpong softhca -> rxe, 16 KiB (IPv6)" \
 	rxe rc_pingpong pp_sh_rxe6 - rxe0 $V6A wns1 shw1 $V6B 10.77.0.1 18905 -n 50 -s 16384
 t "wire_rc: ibv_rc_pingpong rxe -> softhca, 16 KiB (IPv6)" \
