@@ -155,8 +155,9 @@ $(DROPIN_TEST): selftests/dropin_query.c selftests/tap.h selftests/util.h selfte
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $< -libverbs -ldl
 
-# selftests/wire_uc.sh's program: the distribution's libibverbs too, so
-# that it runs on rdma_rxe as it is and on softhca under softhca-run.
+# selftests/wire_uc.sh's and wire_rc.sh's program (UC, or RC with -R):
+# the distribution's libibverbs too, so that it runs on rdma_rxe as it
+# is and on softhca under softhca-run.
 $(UC_WIRE): selftests/uc_wire.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $< -libverbs

@@ -22,7 +22,7 @@ export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 # on Debian's it says so and skips its sweeps.
 default="kunit.sh module.sh link.sh port.sh verbs.sh cycles.sh objects.sh objects_life.sh datapath.sh xrc.sh wire.sh rdma_cm.sh fuzz.sh failnth.sh"
 [ "${SOFTHCA_SUITE:-stock}" = debug ] ||
-	default="$default wire_uc.sh kill.sh perf.sh dropin.sh perftest.sh"
+	default="$default wire_uc.sh wire_rc.sh kill.sh perf.sh dropin.sh perftest.sh"
 tests=${*:-$default}
 passed=0 failed=0 skipped=0
 echo

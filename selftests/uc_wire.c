@@ -1,10 +1,21 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * uc_wire: UC over the wire, every byte checked.  Built against the
- * distribution's libibverbs, so that one program runs on rdma_rxe as it
- * is and on softhca under softhca-run (selftests/wire_uc.sh).
+ * uc_wire: UC or RC over the wire, every byte checked.  Built against
+ * the distribution's libibverbs, so that one program runs on rdma_rxe as
+ * it is and on softhca under softhca-run (selftests/wire_uc.sh,
+ * wire_rc.sh).
  *
- *   uc_wire -d DEV -g GIDX [-p PORT] [-s SIZE] [-n ITERS] [-P PSN] [HOST]
+ *   uc_wire -d DEV -g GIDX [-R [-E]] [-p PORT] [-s SIZE] [-n ITERS]
+ *           [-P PSN] [HOST]
+ *
+ * -R: an RC QP instead of UC (local ACK timeout 14, 67 ms; retry_cnt 7;
+ * rnr_retry 7, min_rnr_timer 1), so that SIZE 0 is allowed too.
+ * -W (RC, ping-pong, server): the server posts its first receives 300 ms
+ * after both sides are connected, so the client's first SENDs meet RNR
+ * NAKs and go again until they are taken.
+ * -E (RC): the dead peer: the server destroys its QP once connected,
+ * the client's SEND must then complete with RETRY_EXC_ERR (and within
+ * the retries' time, not hang).
  *
  * Without HOST it serves: it waits on TCP PORT for the client, they
  * swap QP numbers, PSNs, GIDs and buffer addresses, and both connect a
@@ -54,7 +65,7 @@ struct dest {
 
 static struct {
 	const char *dev, *host;
-	int gidx, port, iters, stream, lost;
+	int gidx, port, iters, stream, lost, rc, dead, rnr;
 	uint32_t size, psn;
 } o = { .port = 18800, .size = 64, .iters = 100, .lost = -1, .psn = 0x100 };
 
@@ -190,6 +201,8 @@ static void init_qp(void)
 		.qp_access_flags = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE,
 	};
 
+	if (o.rc)
+		a.qp_access_flags |= IBV_ACCESS_REMOTE_READ;
 	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
 			  IBV_QP_ACCESS_FLAGS))
 		die("modify to INIT");
@@ -208,13 +221,22 @@ static void connect_qp(const struct dest *peer)
 	a.ah_attr.grh.dgid = peer->gid;
 	a.ah_attr.grh.sgid_index = (uint8_t)o.gidx;
 	a.ah_attr.grh.hop_limit = 64;
+	a.max_dest_rd_atomic = 1;
+	a.min_rnr_timer = 1;
 	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
-			  IBV_QP_DEST_QPN | IBV_QP_RQ_PSN))
+			  IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+			  (o.rc ? IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER : 0)))
 		die("modify to RTR");
 	memset(&a, 0, sizeof(a));
 	a.qp_state = IBV_QPS_RTS;
 	a.sq_psn = o.psn;
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN))
+	a.timeout = 14;
+	a.retry_cnt = 7;
+	a.rnr_retry = 7;
+	a.max_rd_atomic = 1;
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN |
+			  (o.rc ? IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
+			   IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC : 0)))
 		die("modify to RTS");
 }
 
@@ -380,7 +402,8 @@ static void pingpong(const struct dest *peer)
 	}
 	if (!o.host)
 		wait_msg(NOPS, false, 0, 0);
-	printf("uc_wire: %d iterations of 4 x %u bytes each way checked\n", o.iters, o.size);
+	printf("uc_wire: %s: %d iterations of 4 x %u bytes each way checked\n",
+	       o.rc ? "RC" : "UC", o.iters, o.size);
 }
 
 static void stream_client(const struct dest *peer)
@@ -449,13 +472,59 @@ static void stream_server(void)
 	free(got);
 }
 
+/*
+ * -E: the server's QP goes away; the client's SEND to it must end in
+ * RETRY_EXC_ERR after its retries (8 timeouts of 67 ms), not hang.
+ */
+static int dead_peer(int s)
+{
+	struct timespec t0, t;
+	struct ibv_wc wc;
+	double secs;
+	int n;
+
+	if (!o.host) {
+		if (ibv_destroy_qp(qp))
+			die("destroy QP");
+		sync_peer(s);
+		sync_peer(s);
+		printf("uc_wire: QP destroyed under the client\n");
+		return 0;
+	}
+	sync_peer(s);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	fill(SRC(0), 0, 0, 0);
+	post_send(0, 0, NULL, SRC(0), o.size);
+	for (;;) {
+		n = ibv_poll_cq(cq, 1, &wc);
+		if (n < 0)
+			die("poll_cq");
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		secs = (double)(t.tv_sec - t0.tv_sec) + (t.tv_nsec - t0.tv_nsec) / 1e9;
+		if (n)
+			break;
+		if (secs > 20) {
+			fprintf(stderr, "uc_wire: no completion in 20 s\n");
+			return 1;
+		}
+	}
+	if (wc.status != IBV_WC_RETRY_EXC_ERR) {
+		fprintf(stderr, "uc_wire: dead peer: %s, not RETRY_EXC_ERR\n",
+			ibv_wc_status_str(wc.status));
+		return 1;
+	}
+	printf("uc_wire: dead peer: %s after %.2f s\n", ibv_wc_status_str(wc.status), secs);
+	sync_peer(s);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct ibv_device **list;
 	struct dest me = { 0 }, peer;
 	int c, i, s;
 
-	while ((c = getopt(argc, argv, "d:g:p:s:n:P:S:L:")) != -1) {
+	while ((c = getopt(argc, argv, "d:g:p:s:n:P:S:L:REW")) != -1) {
 		switch (c) {
 		case 'd': o.dev = optarg; break;
 		case 'g': o.gidx = atoi(optarg); break;
@@ -465,6 +534,9 @@ int main(int argc, char **argv)
 		case 'P': o.psn = (uint32_t)strtoul(optarg, NULL, 0) & 0xffffff; break;
 		case 'S': o.stream = atoi(optarg); break;
 		case 'L': o.lost = atoi(optarg); break;
+		case 'R': o.rc = 1; break;
+		case 'E': o.dead = 1; break;
+		case 'W': o.rnr = 1; break;
 		default:
 			fprintf(stderr, "usage: uc_wire -d DEV -g GIDX [-p PORT] [-s SIZE] [-n ITERS] [-P PSN] [-S N [-L K]] [HOST]\n");
 			return 2;
@@ -472,8 +544,8 @@ int main(int argc, char **argv)
 	}
 	if (optind < argc)
 		o.host = argv[optind];
-	if (!o.dev || !o.size)
-		die("-d and a non-zero -s are needed");
+	if (!o.dev || (!o.size && (!o.rc || o.stream)))
+		die("-d and a non-zero -s (RC ping-pong: any) are needed");
 
 	list = ibv_get_device_list(NULL);
 	for (i = 0; list && list[i]; i++)
@@ -485,26 +557,27 @@ int main(int argc, char **argv)
 	if (!ctx)
 		die("open device");
 	nareas = NOPS + nrecv_areas() + 2;
-	buf = aligned_alloc(4096, (nareas * o.size + 4095) / 4096 * 4096);
+	buf = aligned_alloc(4096, (nareas * o.size + 4096) / 4096 * 4096);
 	if (!buf)
 		die("buffer");
-	memset(buf, 0, nareas * o.size);
+	memset(buf, 0, nareas * o.size + 1);
 	pd = ibv_alloc_pd(ctx);
 	cq = pd ? ibv_create_cq(ctx, 2 * (o.stream + 16), NULL, NULL, 0) : NULL;
-	mr = cq ? ibv_reg_mr(pd, buf, nareas * o.size,
+	mr = cq ? ibv_reg_mr(pd, buf, nareas * o.size + 1,
 			     IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE) : NULL;
 	if (!mr)
 		die("PD, CQ or MR");
 	{
 		struct ibv_qp_init_attr ia = {
-			.send_cq = cq, .recv_cq = cq, .qp_type = IBV_QPT_UC,
+			.send_cq = cq, .recv_cq = cq,
+			.qp_type = o.rc ? IBV_QPT_RC : IBV_QPT_UC,
 			.cap = { .max_send_wr = 16, .max_recv_wr = (uint32_t)o.stream + 16,
 				 .max_send_sge = 1, .max_recv_sge = 1 },
 		};
 
 		qp = ibv_create_qp(pd, &ia);
 		if (!qp)
-			die("create UC QP");
+			die("create QP");
 	}
 	if (ibv_query_gid(ctx, 1, o.gidx, &me.gid))
 		die("query_gid");
@@ -519,7 +592,7 @@ int main(int argc, char **argv)
 		if (!o.host)
 			for (i = 0; i <= o.stream; i++)
 				post_recv((size_t)i);
-	} else {
+	} else if (!o.rnr || o.host) {
 		post_recv(0);
 		post_recv(1);
 		post_recv(1);
@@ -528,6 +601,14 @@ int main(int argc, char **argv)
 	connect_qp(&peer);
 	/* Both at RTS before anything is sent. */
 	sync_peer(s);
+	if (o.rnr && !o.host && !o.stream) {
+		usleep(300000);
+		post_recv(0);
+		post_recv(1);
+		post_recv(1);
+	}
+	if (o.dead)
+		return dead_peer(s);
 	if (o.stream && o.host)
 		stream_client(&peer);
 	else if (o.stream)

@@ -22,6 +22,16 @@ static const struct rdma_stat_desc softhca_counter_descs[] = {
 	[SOFTHCA_CNT_RX_BAD_PEER].name = "rx_bad_peer",
 	[SOFTHCA_CNT_RX_PSN_GAPS].name = "rx_psn_gaps",
 	[SOFTHCA_CNT_RX_SEQ_DROPS].name = "rx_seq_drops",
+	[SOFTHCA_CNT_TX_RETRANSMITS].name = "tx_retransmits",
+	[SOFTHCA_CNT_ACK_TIMEOUTS].name = "ack_timeouts",
+	[SOFTHCA_CNT_RX_ACKS].name = "rx_acks",
+	[SOFTHCA_CNT_RX_NAKS_RNR].name = "rx_naks_rnr",
+	[SOFTHCA_CNT_RX_NAKS_SEQ].name = "rx_naks_seq",
+	[SOFTHCA_CNT_RX_NAKS_OTHER].name = "rx_naks_other",
+	[SOFTHCA_CNT_RX_STALE_ACKS].name = "rx_stale_acks",
+	[SOFTHCA_CNT_TX_ACKS].name = "tx_acks",
+	[SOFTHCA_CNT_TX_NAKS].name = "tx_naks",
+	[SOFTHCA_CNT_RX_DUPLICATES].name = "rx_duplicates",
 };
 
 static_assert(ARRAY_SIZE(softhca_counter_descs) == SOFTHCA_CNT_NUM);

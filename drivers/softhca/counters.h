@@ -25,10 +25,23 @@ enum softhca_counter {
 	SOFTHCA_CNT_RX_UNSUPPORTED,	/* dropped: a transport not on the wire yet */
 	/* dropped: for a connected QP not ready, or not from its peer */
 	SOFTHCA_CNT_RX_BAD_PEER,
-	/* UC: PSN jumps, each a message (or more) lost around it */
+	/* UC: PSN jumps, each a message (or more) lost; RC: gaps NAKed */
 	SOFTHCA_CNT_RX_PSN_GAPS,
-	/* UC: dropped: the rest of a lost message, out of sequence, bad size */
+	/*
+	 * UC: dropped: the rest of a lost message, out of sequence, bad
+	 * size; RC: dropped behind a NAK
+	 */
 	SOFTHCA_CNT_RX_SEQ_DROPS,
+	SOFTHCA_CNT_TX_RETRANSMITS,	/* RC: packets sent again */
+	SOFTHCA_CNT_ACK_TIMEOUTS,	/* RC: chunks not answered in time */
+	SOFTHCA_CNT_RX_ACKS,		/* RC: ACKs taken */
+	SOFTHCA_CNT_RX_NAKS_RNR,	/* RC: RNR NAKs taken */
+	SOFTHCA_CNT_RX_NAKS_SEQ,	/* RC: PSN sequence NAKs taken */
+	SOFTHCA_CNT_RX_NAKS_OTHER,	/* RC: NAKs that end a WQE in error */
+	SOFTHCA_CNT_RX_STALE_ACKS,	/* RC: answers to nothing in flight */
+	SOFTHCA_CNT_TX_ACKS,		/* RC: ACKs sent */
+	SOFTHCA_CNT_TX_NAKS,		/* RC: NAKs sent (RNR, sequence, error) */
+	SOFTHCA_CNT_RX_DUPLICATES,	/* RC: requests received again */
 	SOFTHCA_CNT_NUM
 };
 

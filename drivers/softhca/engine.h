@@ -58,6 +58,14 @@ enum softhca_ack {
 	SOFTHCA_BUSY,		/* XRC: the receiver is taking another
 				 * sender's message: send again later
 				 */
+	SOFTHCA_PENDING,	/* RC on the wire: the chunk is sent, its
+				 * answer comes later: wait for it, at most
+				 * the local ACK timeout, then send again
+				 */
+	SOFTHCA_RESEND,		/* RC on the wire: no answer in time, or a
+				 * PSN sequence NAK: send the chunk again
+				 * now (a retry of retry_cnt)
+				 */
 };
 
 /**
@@ -81,6 +89,8 @@ enum softhca_ack {
  *	atomics: unused (the result comes back in @atomic_orig)
  * @atomic_orig: out: the remote value before the atomic
  * @rnr_timer: out: with SOFTHCA_RNR, the receiver's min_rnr_timer code
+ * @acked: out: with SOFTHCA_RNR or SOFTHCA_RESEND (RC on the wire), the
+ *	bytes at the chunk's start the responder took: done, not sent again
  * @peer_err: out: the responder's QP must move to ERR with this event
  *	(0: no); the requester does it once it dropped its own locks
  */
@@ -104,6 +114,7 @@ struct softhca_msg {
 	struct softhca_cursor *data;
 	u64 atomic_orig;
 	u8 rnr_timer;
+	u32 acked;
 	int peer_err;
 };
 
@@ -242,7 +253,9 @@ softhca_req_cache_stale(const struct softhca_req_cache *cache)
  * again, its WQEs stuck (softhca-perf send_bw --fork --events, RNR
  * retries every 10 us: 4 runs in 10 hung).  A wait not yet over still
  * has its timer to come: it fires no earlier than retry_until, and a
- * kick it gives during a release is seen under the poller's lock.
+ * kick it gives during a release is seen under the poller's lock.  An
+ * answer that arrived from the wire (RC's ACK or NAK) ends a wait too:
+ * the completer sets ack_ready before it kicks.
  */
 static inline bool softhca_req_pending(struct softhca_qp *qp)
 {
@@ -252,6 +265,7 @@ static inline bool softhca_req_pending(struct softhca_qp *qp)
 		return false;
 	if (READ_ONCE(qp->req.busy))
 		return !READ_ONCE(qp->req.retry_wait) ||
+		       READ_ONCE(qp->wire.ack_ready) ||
 		       ktime_get_ns() >= READ_ONCE(qp->req.retry_until);
 	return READ_ONCE(hdr->prod) != READ_ONCE(qp->sq.cons) &&
 	       READ_ONCE(qp->state) == IB_QPS_RTS;

@@ -186,6 +186,7 @@ static void softhca_qp_init_engine(struct softhca_dev *sdev,
 	qp->poll_state = 0;
 	spin_lock_init(&qp->resp.lock);
 	spin_lock_init(&qp->wire.rx_lock);
+	spin_lock_init(&qp->wire.ack_lock);
 	hrtimer_init(&qp->retry_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
 	qp->retry_timer.function = softhca_req_retry_timer;
 	INIT_WORK(&qp->kflush_work, softhca_kflush_work);

@@ -159,6 +159,7 @@ static int softhca_req_take(struct softhca_qp *qp, struct softhca_req_out *out)
 	qp->req.busy = true;
 	qp->req.done = 0;
 	qp->req.retry_wait = false;
+	qp->req.wire_chunk = 0;
 	qp->req.rnr_left = qp->attr.rnr_retry;
 	qp->req.retry_left = qp->attr.retry_cnt;
 	err = softhca_send_wqe_check(qp->req.wqe, &b, &qp->req.len);
@@ -263,6 +264,42 @@ static void softhca_req_no_answer(struct softhca_qp *qp,
 }
 
 /*
+ * RC on the wire: the chunk is out, its ACK comes from softirq (the
+ * completer, wire_comp.c).  Wait for it at most the local ACK timeout;
+ * the completer's kick, or the timer, brings the requester back, and
+ * the transport then hands over the answer, or says to send again.
+ * Return: 1 when the answer is already there (the caller's loop goes
+ * on and takes it at once), else 0.
+ */
+static int softhca_req_pending_wait(struct softhca_qp *qp)
+{
+	softhca_req_wait(qp, softhca_ack_timeout_ns(qp->attr.timeout));
+	if (!READ_ONCE(qp->wire.ack_ready))
+		return 0;
+	qp->req.retry_wait = false;
+	return 1;
+}
+
+/*
+ * RC on the wire: no answer within the local ACK timeout, or a PSN
+ * sequence NAK: a retry of retry_cnt, the chunk goes again at once with
+ * the same PSNs.  Return: 1 to send again, 0 when given up.
+ */
+static int softhca_req_resend(struct softhca_qp *qp,
+			      struct softhca_req_out *out)
+{
+	u8 timeout = qp->attr.timeout;
+
+	if (timeout && !qp->req.retry_left) {
+		softhca_req_retire(qp, IB_WC_RETRY_EXC_ERR, out);
+		return 0;
+	}
+	if (timeout)
+		qp->req.retry_left--;
+	return 1;
+}
+
+/*
  * What moving @len bytes costs of a visit's budget: one step per 16 KiB
  * begun (at least one), so that a visit moves a few hundred KiB of a
  * long message, not qp_budget whole chunks (16 x 64 KiB took about 2 ms
@@ -305,10 +342,16 @@ static int softhca_req_chunk(struct softhca_qp *qp, struct softhca_req_out *out)
 	softhca_cursor_init(&local, qp->req.segs, nseg);
 	softhca_cursor_skip(&local, qp->req.done);
 
-	/* On the wire, whole packets: a UC chunk ends on a path MTU. */
+	/*
+	 * On the wire, whole packets: a chunk ends on a path MTU.  An RC
+	 * chunk in flight keeps its size until answered (the module
+	 * parameter may change meanwhile).
+	 */
 	chunk = softhca_engine.chunk;
-	if (dest->tp == &softhca_wire && qp->ibqp.qp_type == IB_QPT_UC)
+	if (dest->tp == &softhca_wire && qp->ibqp.qp_type != IB_QPT_UD)
 		chunk = softhca_seq_chunk(chunk, qp->wire.mtu);
+	if (qp->req.wire_chunk)
+		chunk = qp->req.wire_chunk;
 	chunk = min_t(u64, qp->req.len - qp->req.done, chunk);
 	msg.src_qpn = qp->ibqp.qp_num;
 	msg.src_dev = qp->ibqp.device->index + 1;
@@ -330,6 +373,12 @@ static int softhca_req_chunk(struct softhca_qp *qp, struct softhca_req_out *out)
 
 	ack = INDIRECT_CALL_2(dest->tp->send, softhca_loopback_send,
 			      softhca_wire_send, qp, dest, &msg);
+	qp->req.wire_chunk = ack == SOFTHCA_PENDING ? chunk : 0;
+	if (msg.acked) {
+		/* Forward progress: the retry count starts again (IBA). */
+		qp->req.done += msg.acked;
+		qp->req.retry_left = qp->attr.retry_cnt;
+	}
 	if (ack == SOFTHCA_ACK && softhca_is_atomic(msg.opcode))
 		softhca_copy_from_kernel(&local, &msg.atomic_orig, 8);
 	if (!(w->ctrl.flags & SOFTHCA_WQE_F_INLINE))
@@ -356,6 +405,10 @@ static int softhca_req_chunk(struct softhca_qp *qp, struct softhca_req_out *out)
 		return 0;
 	case SOFTHCA_BUSY:
 		return 0;	/* unchanged: the next visit sends it again */
+	case SOFTHCA_PENDING:
+		return softhca_req_pending_wait(qp);
+	case SOFTHCA_RESEND:
+		return msg.acked ? 1 : softhca_req_resend(qp, out);
 	default:
 		softhca_req_retire(qp, softhca_nak_status(ack), out);
 		return 0;
@@ -411,7 +464,9 @@ int softhca_req_run(struct softhca_qp *qp, u32 budget,
 			if (!softhca_req_take(qp, &out))
 				break;
 		} else if (qp->req.retry_wait) {
-			if (ktime_get_ns() < qp->req.retry_until)
+			/* Over when its time is, or an answer came (RC). */
+			if (ktime_get_ns() < qp->req.retry_until &&
+			    !READ_ONCE(qp->wire.ack_ready))
 				break;
 			qp->req.retry_wait = false;
 		} else if (READ_ONCE(qp->state) != IB_QPS_RTS &&

@@ -330,6 +330,8 @@ struct softhca_req_cache {
  * @ud_max: largest UD message (the port MTU when the QP was created)
  * @wire_sent: packets put on the wire (wire.c: a UD packet's PSN is
  *	the QP's sq_psn plus this)
+ * @wire_chunk: RC on the wire: the bytes of the chunk in flight (0:
+ *	none), so that the answer applies to what was sent
  * @cache: lookups the QP's poller keeps between its runs (req.c)
  */
 struct softhca_req {
@@ -345,6 +347,7 @@ struct softhca_req {
 	u8 retry_left;
 	u32 ud_max;
 	u32 wire_sent;
+	u32 wire_chunk;
 	struct softhca_req_cache cache;
 };
 
@@ -391,6 +394,19 @@ struct softhca_resp {
  *	packet must come from @rx_dgid to @rx_sgid (rx_lock)
  * @wr_va, @wr_rkey, @wr_len, @wr_off: the RDMA WRITE being received:
  *	its RETH (checked once, at FIRST) and the bytes placed (rx_lock)
+ * @rc: RC: the responder's receive sequence (rx_lock)
+ * @ack_lock: RC: the requester's chunk in flight and its answer, shared
+ *	by the requester (sq.lock held, BHs off) and the completer
+ *	(softirq); taken after sq.lock, never with rx_lock
+ * @ack_first, @ack_next: the PSNs of the chunk in flight, [first, next)
+ * @ack_inflight: a chunk is in flight, waiting for its answer
+ * @ack_ready: its answer arrived (@ack_answer, @ack_rnr): read without
+ *	the lock by the engine to end the requester's wait early
+ * @ack_answer: an enum softhca_ack: the answer to hand the requester
+ * @ack_rnr: with SOFTHCA_RNR, the responder's RNR timer code
+ * @ack_pkts: packets at the chunk's start the peer is known to have
+ *	taken (partial ACKs, a NAK's PSN)
+ * @resend: the next chunk sent is a retransmission (counted)
  */
 struct softhca_wire_qp {
 	union ib_gid sgid;
@@ -407,6 +423,16 @@ struct softhca_wire_qp {
 	u32 wr_rkey;
 	u32 wr_len;
 	u32 wr_off;
+	struct softhca_rc_rx rc;
+	spinlock_t ack_lock;	/* see above */
+	u32 ack_first;
+	u32 ack_next;
+	bool ack_inflight;
+	bool ack_ready;
+	u8 ack_answer;
+	u8 ack_rnr;
+	u32 ack_pkts;
+	bool resend;
 };
 
 /**

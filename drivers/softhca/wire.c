@@ -15,9 +15,11 @@
  * of rxe, the peer we interoperate with: a good ICRC, a valid UD opcode
  * with its DETH, the default P_Key, a UD QP of that number here; the
  * Q_Key is the responder's to check (resp.c).  UC goes to wire_conn.c
- * (sending) and wire_resp.c (receiving).  RC and XRC packets are
- * dropped until their protocol (ACKs, retransmission) is written:
- * loopback.c does not pick this transport for them.
+ * (sending) and wire_resp.c (receiving); RC to wire_rc.c (sending, and
+ * the ACKs and NAKs that come back) and wire_rc_resp.c (receiving).
+ * RDMA READ responses, atomic ACKs and XRC packets are dropped: their
+ * protocol is not written (loopback.c does not pick this transport for
+ * XRC).
  *
  * Context: sending runs under the sending QP's sq.lock with BHs off;
  * receiving runs in softirq (the UDP socket's receive), where the
@@ -131,7 +133,9 @@ enum softhca_ack softhca_wire_send(struct softhca_qp *qp,
 		return softhca_wire_send_ud(qp, dest, msg);
 	if (qp->ibqp.qp_type == IB_QPT_UC)
 		return softhca_wire_send_uc(qp, dest, msg);
-	/* Not picked for RC and XRC yet (loopback.c): nobody answers. */
+	if (qp->ibqp.qp_type == IB_QPT_RC)
+		return softhca_wire_send_rc(qp, dest, msg);
+	/* Not picked for XRC (loopback.c): nobody answers. */
 	return softhca_qpt_reliable(qp->ibqp.qp_type) ? SOFTHCA_NO_PEER :
 							  SOFTHCA_ACK;
 }
@@ -242,6 +246,11 @@ void softhca_wire_rcv(struct softhca_dev *sdev, struct sk_buff *skb)
 		softhca_wire_rcv_ud(sdev, skb, &pkt);
 	else if ((pkt.opcode & SOFTHCA_TP_MASK) == SOFTHCA_TP_UC)
 		softhca_wire_rcv_uc(sdev, skb, &pkt);
+	else if (pkt.opcode == SOFTHCA_RC(ACKNOWLEDGE))
+		softhca_wire_rcv_ack(sdev, skb, &pkt);
+	else if ((pkt.opcode & SOFTHCA_TP_MASK) == SOFTHCA_TP_RC &&
+		 (pkt.mask & SOFTHCA_H_REQ))
+		softhca_wire_rcv_rc(sdev, skb, &pkt);
 	else
 		softhca_count(sdev, SOFTHCA_CNT_RX_UNSUPPORTED);
 	consume_skb(skb);

@@ -9,7 +9,11 @@
  *                and the path taken from the QP's attributes
  *   wire_resp.c  connected QPs, receiving: PSN order, the message in
  *                progress, delivery to the responder (resp.c)
- *   wire_seq.c   the sequencing rules themselves (pure)
+ *   wire_seq.c   the sequencing rules themselves (pure); RC's in
+ *                wire_rc_seq.c
+ *   wire_rc.c    RC: the requester's chunks in flight, the completer
+ *                (ACKs and NAKs arriving)
+ *   wire_rc_resp.c RC: the responder (PSN order, ACKs and NAKs sent)
  */
 #ifndef SOFTHCA_WIRE_H
 #define SOFTHCA_WIRE_H
@@ -33,6 +37,28 @@ enum softhca_ack softhca_wire_send_uc(struct softhca_qp *qp,
 
 /* wire_resp.c */
 void softhca_wire_rcv_uc(struct softhca_dev *sdev, struct sk_buff *skb,
+			 const struct softhca_roce_pkt *pkt);
+bool softhca_wire_can_receive(enum ib_qp_state s);
+bool softhca_wire_from_peer(const struct softhca_qp *qp,
+			    const struct sk_buff *skb);
+bool softhca_wire_deliver(struct softhca_dev *sdev, struct softhca_qp *qp,
+			  const struct softhca_roce_pkt *pkt,
+			  struct softhca_msg *msg, enum softhca_ack *ack);
+bool softhca_wire_send_pkts(struct softhca_qp *qp, struct softhca_dest *dest,
+			    struct softhca_msg *msg, u8 tp, bool ackreq);
+
+/* wire_rc.c */
+void softhca_wire_rc_modify(struct softhca_qp *qp,
+			    const struct ib_qp_attr *attr, int mask,
+			    bool reset);
+enum softhca_ack softhca_wire_send_rc(struct softhca_qp *qp,
+				      struct softhca_dest *dest,
+				      struct softhca_msg *msg);
+void softhca_wire_rcv_ack(struct softhca_dev *sdev, struct sk_buff *skb,
+			  const struct softhca_roce_pkt *pkt);
+
+/* wire_rc_resp.c */
+void softhca_wire_rcv_rc(struct softhca_dev *sdev, struct sk_buff *skb,
 			 const struct softhca_roce_pkt *pkt);
 
 #endif /* SOFTHCA_WIRE_H */

@@ -17,6 +17,9 @@
  * PSN, so the receiver sees a gap and drops that one message, exactly as
  * if the network had lost it.
  *
+ * RC sends the same packets with RC opcodes (wire_rc.c), AckReq on
+ * each chunk's last one, and waits for the answer.
+ *
  * Context: sending runs under the QP's sq.lock with BHs off (req.c);
  * modify_qp is process context.
  */
@@ -60,10 +63,13 @@ static void softhca_wire_path_set(struct softhca_qp *qp,
 	spin_lock_bh(&w->rx_lock);
 	softhca_wire_path_from(attr, mask, &w->rx_sgid, &w->rx_dgid,
 			       &w->rx_mtu);
-	if (mask & IB_QP_RQ_PSN)
+	if (mask & IB_QP_RQ_PSN) {
 		softhca_seq_rx_reset(&w->rx, attr->rq_psn);
-	else if (reset)
+		softhca_rc_rx_reset(&w->rc, attr->rq_psn);
+	} else if (reset) {
 		softhca_seq_rx_reset(&w->rx, 0);
+		softhca_rc_rx_reset(&w->rc, 0);
+	}
 	spin_unlock_bh(&w->rx_lock);
 }
 
@@ -80,24 +86,20 @@ void softhca_wire_qp_modify(struct softhca_qp *qp,
 {
 	bool reset = (mask & IB_QP_STATE) && attr->qp_state == IB_QPS_RESET;
 
-	if (qp->ibqp.qp_type != IB_QPT_UC)
+	if (qp->ibqp.qp_type != IB_QPT_UC && qp->ibqp.qp_type != IB_QPT_RC)
 		return;
 	softhca_wire_path_set(qp, attr, mask, reset);
+	if (qp->ibqp.qp_type == IB_QPT_RC)
+		softhca_wire_rc_modify(qp, attr, mask, reset);
 }
 
-/**
- * softhca_wire_send_uc - a UC message chunk as packets
- * @qp: the sending QP
- * @dest: its peer (the wire: @dest->qpn only)
- * @msg: the chunk; qp->req.done is its offset in the message, a whole
- *	number of path MTUs
- *
- * Context: @qp's sq.lock held, BHs off.
- * Return: SOFTHCA_ACK (nothing answers a UC packet).
+/*
+ * A chunk as packets from qp->wire.sq_psn on, the transport's opcodes
+ * (@tp), AckReq on the last packet when @ackreq.  Return: false when the
+ * WQE's opcode has no packets of that transport.
  */
-enum softhca_ack softhca_wire_send_uc(struct softhca_qp *qp,
-				      struct softhca_dest *dest,
-				      struct softhca_msg *msg)
+bool softhca_wire_send_pkts(struct softhca_qp *qp, struct softhca_dest *dest,
+			    struct softhca_msg *msg, u8 tp, bool ackreq)
 {
 	struct softhca_dev *sdev = to_sdev(qp->ibqp.device);
 	struct softhca_path path = {
@@ -114,17 +116,16 @@ enum softhca_ack softhca_wire_send_uc(struct softhca_qp *qp,
 	bool first = msg->first, last;
 	int op;
 
-	if (!mtu)
-		return SOFTHCA_ACK;	/* no path: RTR sets one (never here) */
 	do {
 		plen = min(left, mtu);
 		last = msg->last && plen == left;
-		op = softhca_seq_opcode(SOFTHCA_TP_UC, msg->opcode, first, last);
+		op = softhca_seq_opcode(tp, msg->opcode, first, last);
 		if (op < 0)
-			return SOFTHCA_ACK;	/* the WQE check let none through */
+			return false;
 		f.opcode = op;
 		f.psn = qp->wire.sq_psn;
 		f.se = last && msg->solicited;
+		f.ackreq = ackreq && plen == left;
 		if (first) {
 			/* The RETH: where the whole message goes. */
 			f.va = msg->remote_addr;
@@ -136,5 +137,25 @@ enum softhca_ack softhca_wire_send_uc(struct softhca_qp *qp,
 		left -= plen;
 		first = false;
 	} while (left);
+	return true;
+}
+
+/**
+ * softhca_wire_send_uc - a UC message chunk as packets
+ * @qp: the sending QP
+ * @dest: its peer (the wire: @dest->qpn only)
+ * @msg: the chunk; qp->req.done is its offset in the message, a whole
+ *	number of path MTUs
+ *
+ * Context: @qp's sq.lock held, BHs off.
+ * Return: SOFTHCA_ACK (nothing answers a UC packet).
+ */
+enum softhca_ack softhca_wire_send_uc(struct softhca_qp *qp,
+				      struct softhca_dest *dest,
+				      struct softhca_msg *msg)
+{
+	/* No path (RTR sets one), or an opcode the WQE check refused. */
+	if (qp->wire.mtu)
+		softhca_wire_send_pkts(qp, dest, msg, SOFTHCA_TP_UC, false);
 	return SOFTHCA_ACK;
 }

@@ -21,6 +21,7 @@
  * MR's PD, rights and bounds); the later packets follow it at their
  * offsets and may not write past its length, and the LAST must end it
  * exactly.  The responder checks every packet's range again (resp.c).
+ * RC's responder (wire_rc_resp.c) uses the same check.
  *
  * Every drop is counted (counters.c): rx_no_qp, rx_bad_peer,
  * rx_psn_gaps (a message lost to a gap, counted once), rx_seq_drops
@@ -32,10 +33,30 @@
 #include "counters.h"
 #include "wire.h"
 
-static bool softhca_wire_can_receive(enum ib_qp_state s)
+bool softhca_wire_can_receive(enum ib_qp_state s)
 {
 	return s == IB_QPS_RTR || s == IB_QPS_RTS || s == IB_QPS_SQD ||
 	       s == IB_QPS_SQE;
+}
+
+/**
+ * softhca_wire_from_peer - does a packet come from a connected QP's peer?
+ * @qp: the QP (rx_lock held)
+ * @skb: the packet
+ *
+ * Its IP source must be the path's destination set at RTR, and its
+ * destination our path's source (UC names no source QP; rxe checks the
+ * same).  A QP without a path (before RTR) has no peer.
+ */
+bool softhca_wire_from_peer(const struct softhca_qp *qp,
+			    const struct sk_buff *skb)
+{
+	const struct softhca_wire_qp *w = &qp->wire;
+	union ib_gid sgid, dgid;
+
+	softhca_wire_gids(skb, &sgid, &dgid);
+	return w->rx_mtu && !memcmp(&sgid, &w->rx_dgid, sizeof(sgid)) &&
+	       !memcmp(&dgid, &w->rx_sgid, sizeof(dgid));
 }
 
 /*
@@ -117,14 +138,23 @@ static bool softhca_wire_seq_count(struct softhca_dev *sdev,
 	return false;
 }
 
-/*
- * One in-order UC packet to the responder.  Called with rx_lock held.
- * Return: the async event the QP must move to ERR with (0: none), for
- * the caller to act on once it dropped rx_lock.
+/**
+ * softhca_wire_deliver - one in-order packet to the responder
+ * @sdev: the device it arrived on
+ * @qp: its connected QP (rx_lock held)
+ * @pkt: the packet
+ * @msg: in, zeroed but for @msg->src_qpt (UC or RC); out, the chunk as
+ *	delivered, with the responder's @rnr_timer and @peer_err
+ * @ack: out, the responder's answer
+ *
+ * The packet is a chunk of a message from the QP's peer (the path was
+ * checked; UC names no source QP, RC's is the peer's anyway).
+ * Return: false when an RDMA WRITE packet does not fit the RETH taken at
+ * its FIRST (nothing delivered).
  */
-static int softhca_wire_deliver_uc(struct softhca_dev *sdev,
-				   struct softhca_qp *qp,
-				   const struct softhca_roce_pkt *pkt)
+bool softhca_wire_deliver(struct softhca_dev *sdev, struct softhca_qp *qp,
+			  const struct softhca_roce_pkt *pkt,
+			  struct softhca_msg *msg, enum softhca_ack *ack)
 {
 	const struct softhca_immdt *immdt = softhca_pkt_immdt(pkt);
 	const struct softhca_bth *bth = softhca_pkt_bth(pkt);
@@ -138,35 +168,49 @@ static int softhca_wire_deliver_uc(struct softhca_dev *sdev,
 		.dev = sdev->ibdev.index + 1,
 		.qpn = qp->ibqp.qp_num,
 	};
-	struct softhca_msg msg = {
-		/* Its peer: the path was checked, UC names no source QP. */
-		.src_qpn = READ_ONCE(qp->attr.dest_qp_num),
-		.src_qpt = IB_QPT_UC,
-		.first = pkt->mask & SOFTHCA_H_FIRST,
-		.last = pkt->mask & SOFTHCA_H_LAST,
-		.solicited = softhca_bth_se(bth),
-		.imm = immdt ? (__force u32)immdt->imm : 0,
-		.len = pkt->paylen,
-	};
 	struct softhca_cursor src;
 
+	msg->src_qpn = READ_ONCE(qp->attr.dest_qp_num);
+	msg->first = pkt->mask & SOFTHCA_H_FIRST;
+	msg->last = pkt->mask & SOFTHCA_H_LAST;
+	msg->solicited = softhca_bth_se(bth);
+	msg->imm = immdt ? (__force u32)immdt->imm : 0;
+	msg->len = pkt->paylen;
 	if (pkt->mask & SOFTHCA_H_WRITE) {
-		if (!softhca_wire_write_pkt(qp, pkt, &msg)) {
-			/* The rest of this message goes too. */
-			qp->wire.rx.drop = !(pkt->mask & SOFTHCA_H_LAST);
-			qp->wire.rx.cur = 0;
-			softhca_count(sdev, SOFTHCA_CNT_RX_SEQ_DROPS);
-			return 0;
-		}
+		if (!softhca_wire_write_pkt(qp, pkt, msg))
+			return false;
 	} else {
 		/* The length is known at the end only: the responder counts. */
-		msg.opcode = immdt ? IB_UVERBS_WR_SEND_WITH_IMM :
-				     IB_UVERBS_WR_SEND;
+		msg->opcode = immdt ? IB_UVERBS_WR_SEND_WITH_IMM :
+				      IB_UVERBS_WR_SEND;
 	}
 	softhca_cursor_init(&src, &seg, 1);
-	msg.data = &src;
-	softhca_resp_deliver(&dest, &msg);
+	msg->data = &src;
+	*ack = softhca_resp_deliver(&dest, msg);
+	msg->data = NULL;
 	softhca_mr_cache_drop(&dest.mr_cache);
+	return true;
+}
+
+/*
+ * One in-order UC packet to the responder.  Called with rx_lock held.
+ * Return: the async event the QP must move to ERR with (0: none), for
+ * the caller to act on once it dropped rx_lock.
+ */
+static int softhca_wire_deliver_uc(struct softhca_dev *sdev,
+				   struct softhca_qp *qp,
+				   const struct softhca_roce_pkt *pkt)
+{
+	struct softhca_msg msg = { .src_qpt = IB_QPT_UC };
+	enum softhca_ack ack;
+
+	if (!softhca_wire_deliver(sdev, qp, pkt, &msg, &ack)) {
+		/* The rest of this message goes too. */
+		qp->wire.rx.drop = !(pkt->mask & SOFTHCA_H_LAST);
+		qp->wire.rx.cur = 0;
+		softhca_count(sdev, SOFTHCA_CNT_RX_SEQ_DROPS);
+		return 0;
+	}
 	/*
 	 * The responder refused the message (no receive WQE, a short one,
 	 * a bad SGE): UC drops it whole, the responder forgot its state.
@@ -193,7 +237,6 @@ void softhca_wire_rcv_uc(struct softhca_dev *sdev, struct sk_buff *skb,
 	u32 psn = softhca_bth_psn(softhca_pkt_bth(pkt));
 	struct softhca_wire_qp *w;
 	enum softhca_seq_verdict v;
-	union ib_gid sgid, dgid;
 	struct softhca_qp *qp;
 	int peer_err = 0;
 
@@ -203,12 +246,9 @@ void softhca_wire_rcv_uc(struct softhca_dev *sdev, struct sk_buff *skb,
 		goto out;
 	}
 	w = &qp->wire;
-	softhca_wire_gids(skb, &sgid, &dgid);
 	spin_lock(&w->rx_lock);
-	/* From the peer (its IP is our path's destination) to us. */
-	if (!softhca_wire_can_receive(READ_ONCE(qp->state)) || !w->rx_mtu ||
-	    memcmp(&sgid, &w->rx_dgid, sizeof(sgid)) ||
-	    memcmp(&dgid, &w->rx_sgid, sizeof(dgid))) {
+	if (!softhca_wire_can_receive(READ_ONCE(qp->state)) ||
+	    !softhca_wire_from_peer(qp, skb)) {
 		spin_unlock(&w->rx_lock);
 		softhca_count(sdev, SOFTHCA_CNT_RX_BAD_PEER);
 		goto out;

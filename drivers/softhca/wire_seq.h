@@ -55,4 +55,57 @@ enum softhca_seq_verdict softhca_seq_rx_step(struct softhca_seq_rx *s,
 					     u32 mtu);
 __be16 softhca_seq_sport(u32 a, u32 b);
 
+/*
+ * RC (wire_rc_seq.c).  The responder's receive state: unlike UC, an RC
+ * receiver never skips a PSN; it takes the expected one only, and what
+ * is behind it is a duplicate the requester sent again.
+ *
+ * @epsn: the PSN expected next
+ * @msn: messages taken whole (the MSN its ACKs carry)
+ * @cur: SOFTHCA_H_SEND or SOFTHCA_H_WRITE while a message is half
+ *	received, else 0
+ * @nak_sent: a NAK (sequence or RNR) for @epsn went out: later packets
+ *	ahead of it are dropped silently until @epsn arrives
+ */
+struct softhca_rc_rx {
+	u32 epsn;
+	u32 msn;
+	u32 cur;
+	bool nak_sent;
+};
+
+/* What an RC responder does with one packet (softhca_rc_rx_step()). */
+enum softhca_rc_verdict {
+	SOFTHCA_RC_TAKE,	/* the expected PSN, in sequence: deliver */
+	SOFTHCA_RC_DUP,		/* behind: taken before; ACK it again */
+	SOFTHCA_RC_NAK_SEQ,	/* ahead: a PSN sequence NAK, once */
+	SOFTHCA_RC_DROP,	/* ahead, NAK already sent: silently */
+	SOFTHCA_RC_INVALID,	/* expected PSN but out of sequence, a
+				 * length the MTU refuses, or an opcode not
+				 * carried: NAK invalid request
+				 */
+};
+
+/* What an ACK or NAK means to the chunk in flight (softhca_rc_answer()). */
+enum softhca_rc_answer {
+	SOFTHCA_RC_ANS_STALE,	/* not about the chunk in flight: ignore */
+	SOFTHCA_RC_ANS_PART,	/* ACKs part of it only: keep waiting */
+	SOFTHCA_RC_ANS_ACK,	/* the whole chunk is acknowledged */
+	SOFTHCA_RC_ANS_RNR,	/* RNR NAK: send it again after the timer */
+	SOFTHCA_RC_ANS_SEQ,	/* PSN sequence NAK: send it again now */
+	SOFTHCA_RC_ANS_INV,	/* NAK invalid request */
+	SOFTHCA_RC_ANS_ACCESS,	/* NAK remote access error */
+	SOFTHCA_RC_ANS_OP,	/* NAK remote operational error */
+};
+
+void softhca_rc_rx_reset(struct softhca_rc_rx *s, u32 psn);
+enum softhca_rc_verdict softhca_rc_rx_step(struct softhca_rc_rx *s, u32 mask,
+					   u32 psn, u32 paylen, u32 mtu);
+void softhca_rc_rx_taken(struct softhca_rc_rx *s, u32 mask);
+void softhca_rc_rx_rnr(struct softhca_rc_rx *s);
+bool softhca_psn_in(u32 first, u32 next, u32 psn);
+enum softhca_rc_answer softhca_rc_answer(u32 first, u32 next, u32 psn,
+					 u8 syndrome);
+u32 softhca_rc_acked(u32 first, u32 psn, enum softhca_rc_answer a);
+
 #endif /* SOFTHCA_WIRE_SEQ_H */

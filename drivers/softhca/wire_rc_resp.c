@@ -1,0 +1,212 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * softhca: RC on the wire, the responder.
+ *
+ * A request packet (ICRC, headers and P_Key checked, wire.c) is taken by
+ * an RC QP of the number its BTH names, in a state that receives, from
+ * the path's peer (the IP addresses set at RTR), as for UC
+ * (wire_resp.c).  The sequencing rules (softhca_rc_rx_step(), under
+ * wire.rx_lock) then decide:
+ *
+ *   expected PSN   to the responder (resp.c) as one chunk of a message
+ *                  from another host; taken: the PSN advances and, if
+ *                  the packet asked (AckReq), an ACK (syndrome 0x1F:
+ *                  unlimited credits, as rxe sends) carries it and the
+ *                  MSN.  RNR: an RNR NAK with the QP's min_rnr_timer and
+ *                  the PSN stays (the requester sends it again).  A
+ *                  NAK from the responder (invalid request, remote
+ *                  access, remote operational): that NAK, and the QP
+ *                  goes to ERR, as on one host.
+ *   behind         a duplicate (the requester went back): not delivered
+ *                  again; with AckReq, ACKed with the last in-order PSN.
+ *   ahead          a gap: one PSN sequence NAK with the expected PSN,
+ *                  then silent drops until it arrives.
+ *
+ * RDMA WRITE: the RETH is checked once at FIRST for the whole range
+ * (wire_resp.c, softhca_wire_deliver()); a refused one is a remote
+ * access NAK.  READ and atomic requests are refused (invalid request):
+ * not carried on the wire yet.
+ *
+ * Counters: tx_acks, tx_naks, rx_duplicates, rx_psn_gaps (NAKed gaps),
+ * rx_seq_drops (packets dropped behind a NAK).
+ *
+ * Context: softirq.  Lock order: wire.rx_lock, then the responder's
+ * (resp.lock, RQ/SRQ, CQ); answers are sent after rx_lock is dropped.
+ */
+#include "counters.h"
+#include "wire.h"
+
+/* An answer to send once rx_lock is dropped (syndrome 0: none). */
+struct softhca_rc_reply {
+	bool send;
+	u8 syndrome;
+	u32 psn;
+	u32 msn;
+};
+
+static void softhca_rc_reply(struct softhca_rc_reply *r, u8 syndrome, u32 psn,
+			     u32 msn)
+{
+	r->send = true;
+	r->syndrome = syndrome;
+	r->psn = psn;
+	r->msn = msn;
+}
+
+/* Send an ACKNOWLEDGE to the QP's peer.  Context: softirq, no lock held. */
+static void softhca_rc_send_reply(struct softhca_dev *sdev,
+				  struct softhca_qp *qp,
+				  const struct softhca_rc_reply *r,
+				  const union ib_gid *sgid,
+				  const union ib_gid *dgid)
+{
+	u32 dqpn = READ_ONCE(qp->attr.dest_qp_num);
+	struct softhca_roce_fields f = {
+		.opcode = SOFTHCA_RC(ACKNOWLEDGE),
+		.pkey = SOFTHCA_ROCE_DEF_PKEY,
+		.dqpn = dqpn,
+		.psn = r->psn,
+		.syndrome = r->syndrome,
+		.msn = r->msn,
+	};
+	struct softhca_path path = {
+		.sgid = *sgid,
+		.dgid = *dgid,
+		.sport = softhca_seq_sport(qp->ibqp.qp_num, dqpn),
+	};
+
+	softhca_count(sdev, (r->syndrome & SOFTHCA_AETH_TYPE_MASK) ?
+		      SOFTHCA_CNT_TX_NAKS : SOFTHCA_CNT_TX_ACKS);
+	softhca_wire_xmit(sdev, &f, NULL, 0, &path);
+}
+
+/* A NAK's syndrome for a responder's answer. */
+static u8 softhca_rc_nak_syndrome(enum softhca_ack ack)
+{
+	switch (ack) {
+	case SOFTHCA_NAK_ACCESS:
+		return SOFTHCA_AETH_NAK | SOFTHCA_NAK_REM_ACCESS;
+	case SOFTHCA_NAK_OP:
+		return SOFTHCA_AETH_NAK | SOFTHCA_NAK_REM_OP;
+	default:
+		return SOFTHCA_AETH_NAK | SOFTHCA_NAK_INVALID;
+	}
+}
+
+/*
+ * The expected packet to the responder.  Called with rx_lock held.
+ * Return: the async event the QP must move to ERR with (0: none).
+ */
+static int softhca_rc_deliver(struct softhca_dev *sdev, struct softhca_qp *qp,
+			      const struct softhca_roce_pkt *pkt, u32 psn,
+			      struct softhca_rc_reply *r)
+{
+	struct softhca_msg msg = { .src_qpt = IB_QPT_RC };
+	struct softhca_rc_rx *s = &qp->wire.rc;
+	enum softhca_ack ack;
+
+	if (!softhca_wire_deliver(sdev, qp, pkt, &msg, &ack)) {
+		/* The RETH's range refused at FIRST, or a length past it. */
+		ack = (pkt->mask & SOFTHCA_H_FIRST) ? SOFTHCA_NAK_ACCESS :
+						      SOFTHCA_NAK_INV;
+		softhca_rc_reply(r, softhca_rc_nak_syndrome(ack), psn, s->msn);
+		return ack == SOFTHCA_NAK_ACCESS ? IB_EVENT_QP_ACCESS_ERR :
+						   IB_EVENT_QP_REQ_ERR;
+	}
+	switch (ack) {
+	case SOFTHCA_ACK:
+		softhca_rc_rx_taken(s, pkt->mask);
+		if (softhca_bth_ackreq(softhca_pkt_bth(pkt)))
+			softhca_rc_reply(r, SOFTHCA_AETH_ACK |
+					 SOFTHCA_AETH_NO_CREDITS, psn, s->msn);
+		break;
+	case SOFTHCA_RNR:
+		softhca_rc_rx_rnr(s);
+		softhca_rc_reply(r, SOFTHCA_AETH_RNR_NAK |
+				 (msg.rnr_timer & SOFTHCA_AETH_VAL_MASK),
+				 psn, s->msn);
+		break;
+	case SOFTHCA_NO_PEER:
+	case SOFTHCA_BUSY:
+		/* Not receiving after all: as if lost, the requester retries. */
+		softhca_count(sdev, SOFTHCA_CNT_RX_SEQ_DROPS);
+		break;
+	default:
+		softhca_rc_reply(r, softhca_rc_nak_syndrome(ack), psn, s->msn);
+		return msg.peer_err ?: IB_EVENT_QP_REQ_ERR;
+	}
+	return msg.peer_err;
+}
+
+/**
+ * softhca_wire_rcv_rc - an RC request packet arrived for @sdev
+ * @sdev: the device bound to the netdev it arrived on (held)
+ * @skb: the packet (linear, checked; not consumed)
+ * @pkt: its parse
+ *
+ * Context: softirq.
+ */
+void softhca_wire_rcv_rc(struct softhca_dev *sdev, struct sk_buff *skb,
+			 const struct softhca_roce_pkt *pkt)
+{
+	const struct softhca_bth *bth = softhca_pkt_bth(pkt);
+	u32 psn = softhca_bth_psn(bth);
+	struct softhca_rc_reply r = {};
+	union ib_gid sgid, dgid;
+	struct softhca_wire_qp *w;
+	struct softhca_qp *qp;
+	struct softhca_rc_rx *s;
+	int peer_err = 0;
+
+	qp = softhca_qp_get(sdev, softhca_bth_qpn(bth));
+	if (!qp || qp->ibqp.qp_type != IB_QPT_RC) {
+		softhca_count(sdev, SOFTHCA_CNT_RX_NO_QP);
+		goto out;
+	}
+	w = &qp->wire;
+	s = &w->rc;
+	softhca_wire_gids(skb, &sgid, &dgid);
+	spin_lock(&w->rx_lock);
+	if (!softhca_wire_can_receive(READ_ONCE(qp->state)) ||
+	    !softhca_wire_from_peer(qp, skb)) {
+		spin_unlock(&w->rx_lock);
+		softhca_count(sdev, SOFTHCA_CNT_RX_BAD_PEER);
+		goto out;
+	}
+	switch (softhca_rc_rx_step(s, pkt->mask, psn, pkt->paylen,
+				   w->rx_mtu)) {
+	case SOFTHCA_RC_TAKE:
+		peer_err = softhca_rc_deliver(sdev, qp, pkt, psn, &r);
+		break;
+	case SOFTHCA_RC_DUP:
+		softhca_count(sdev, SOFTHCA_CNT_RX_DUPLICATES);
+		if (softhca_bth_ackreq(bth))
+			softhca_rc_reply(&r, SOFTHCA_AETH_ACK |
+					 SOFTHCA_AETH_NO_CREDITS,
+					 softhca_psn_add(s->epsn,
+							 SOFTHCA_PSN_MASK),
+					 s->msn);
+		break;
+	case SOFTHCA_RC_NAK_SEQ:
+		softhca_count(sdev, SOFTHCA_CNT_RX_PSN_GAPS);
+		softhca_rc_reply(&r, SOFTHCA_AETH_NAK | SOFTHCA_NAK_PSN_SEQ,
+				 s->epsn, s->msn);
+		break;
+	case SOFTHCA_RC_DROP:
+		softhca_count(sdev, SOFTHCA_CNT_RX_SEQ_DROPS);
+		break;
+	case SOFTHCA_RC_INVALID:
+		softhca_rc_reply(&r, SOFTHCA_AETH_NAK | SOFTHCA_NAK_INVALID,
+				 psn, s->msn);
+		peer_err = IB_EVENT_QP_REQ_ERR;
+		break;
+	}
+	spin_unlock(&w->rx_lock);
+	if (r.send)
+		softhca_rc_send_reply(sdev, qp, &r, &dgid, &sgid);
+	if (peer_err)
+		softhca_qp_error(qp, peer_err);
+out:
+	if (qp)
+		softhca_qp_put(qp);
+}

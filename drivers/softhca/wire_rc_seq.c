@@ -1,0 +1,163 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * softhca: the sequencing rules of RC on the wire (see wire_seq.h).
+ *
+ * Responder.  An RC receiver takes packets strictly in PSN order (IBA
+ * 9.7.5): the expected PSN is delivered when its opcode continues the
+ * message in progress; a PSN behind it is a duplicate of what was
+ * already taken (the requester went back after a lost ACK) and is
+ * ACKed again, not delivered; a PSN ahead means packets were lost: one
+ * PSN sequence NAK names the expected PSN, then later packets are
+ * dropped silently until it arrives (rxe does the same, and a NAK per
+ * packet would make the requester go back once per packet).  After an
+ * RNR NAK the expected PSN stays where it is and the rest of the
+ * requester's burst is dropped the same way.
+ *
+ * Requester.  It has one chunk in flight, PSNs [first, next); an ACK
+ * or NAK whose PSN is outside that range is stale (an answer to an
+ * earlier transmission) and ignored.  An ACK finishes the chunk only
+ * when it covers its last PSN: rxe ACKs duplicates with its last
+ * in-order PSN, which may be inside the chunk; such an ACK, and a NAK's
+ * PSN, still tell how much of the chunk arrived (softhca_rc_acked()).
+ */
+#include <linux/kernel.h>
+
+#include "roce_hdr.h"
+#include "wire_seq.h"
+
+/* Expect @psn next, nothing in progress (RTR, RESET). */
+void softhca_rc_rx_reset(struct softhca_rc_rx *s, u32 psn)
+{
+	s->epsn = psn & SOFTHCA_PSN_MASK;
+	s->msn = 0;
+	s->cur = 0;
+	s->nak_sent = false;
+}
+
+/**
+ * softhca_rc_rx_step - what an RC responder does with one packet
+ * @s: the QP's receive state (only @s->nak_sent changes here: the
+ *	expected PSN moves once the responder took the packet,
+ *	softhca_rc_rx_taken())
+ * @mask: the packet's opcode mask (softhca_roce_ops[])
+ * @psn: its PSN
+ * @paylen: its payload bytes
+ * @mtu: the path MTU in bytes
+ */
+enum softhca_rc_verdict softhca_rc_rx_step(struct softhca_rc_rx *s, u32 mask,
+					   u32 psn, u32 paylen, u32 mtu)
+{
+	u32 kind = mask & (SOFTHCA_H_SEND | SOFTHCA_H_WRITE);
+
+	psn &= SOFTHCA_PSN_MASK;
+	if (psn != s->epsn) {
+		if (softhca_psn_before(psn, s->epsn))
+			return SOFTHCA_RC_DUP;
+		if (s->nak_sent)
+			return SOFTHCA_RC_DROP;
+		s->nak_sent = true;
+		return SOFTHCA_RC_NAK_SEQ;
+	}
+	if (!kind || !(mask & SOFTHCA_H_REQ))
+		return SOFTHCA_RC_INVALID;
+	if (mask & SOFTHCA_H_FIRST) {
+		if (s->cur)
+			return SOFTHCA_RC_INVALID;
+	} else if (s->cur != kind) {
+		return SOFTHCA_RC_INVALID;
+	}
+	if (!softhca_seq_paylen_ok(mask, paylen, mtu))
+		return SOFTHCA_RC_INVALID;
+	return SOFTHCA_RC_TAKE;
+}
+
+/* The responder took the expected packet (of opcode mask @mask). */
+void softhca_rc_rx_taken(struct softhca_rc_rx *s, u32 mask)
+{
+	u32 kind = mask & (SOFTHCA_H_SEND | SOFTHCA_H_WRITE);
+
+	s->epsn = softhca_psn_add(s->epsn, 1);
+	s->nak_sent = false;
+	if (mask & SOFTHCA_H_LAST) {
+		s->cur = 0;
+		s->msn = softhca_psn_add(s->msn, 1);
+	} else {
+		s->cur = kind;
+	}
+}
+
+/* The responder answered the expected packet with an RNR NAK. */
+void softhca_rc_rx_rnr(struct softhca_rc_rx *s)
+{
+	s->nak_sent = true;
+}
+
+/* Is @psn in [@first, @next), modulo 2^24? */
+bool softhca_psn_in(u32 first, u32 next, u32 psn)
+{
+	u32 span = (next - first) & SOFTHCA_PSN_MASK;
+
+	return ((psn - first) & SOFTHCA_PSN_MASK) < span;
+}
+
+/**
+ * softhca_rc_acked - packets of the chunk in flight an answer shows taken
+ * @first: the chunk's first PSN
+ * @psn: the PSN the answer carries (inside the chunk)
+ * @a: what the answer means (softhca_rc_answer())
+ *
+ * An ACK covers its PSN and everything before it; a sequence or RNR NAK
+ * names the PSN the responder expects, so what is before it was taken.
+ * The requester sends the rest only (go-back-N from there): on a lossy
+ * path a long chunk would otherwise rarely get through whole.
+ */
+u32 softhca_rc_acked(u32 first, u32 psn, enum softhca_rc_answer a)
+{
+	u32 n = (psn - first) & SOFTHCA_PSN_MASK;
+
+	switch (a) {
+	case SOFTHCA_RC_ANS_PART:
+		return n + 1;
+	case SOFTHCA_RC_ANS_SEQ:
+	case SOFTHCA_RC_ANS_RNR:
+		return n;
+	default:
+		return 0;
+	}
+}
+
+/**
+ * softhca_rc_answer - what an ACK or NAK says about the chunk in flight
+ * @first: the chunk's first PSN
+ * @next: the PSN after its last
+ * @psn: the PSN the answer carries
+ * @syndrome: its AETH syndrome
+ */
+enum softhca_rc_answer softhca_rc_answer(u32 first, u32 next, u32 psn,
+					 u8 syndrome)
+{
+	psn &= SOFTHCA_PSN_MASK;
+	if (!softhca_psn_in(first, next, psn))
+		return SOFTHCA_RC_ANS_STALE;
+	switch (syndrome & SOFTHCA_AETH_TYPE_MASK) {
+	case SOFTHCA_AETH_ACK:
+		return psn == softhca_psn_add(next, SOFTHCA_PSN_MASK) ?
+		       SOFTHCA_RC_ANS_ACK : SOFTHCA_RC_ANS_PART;
+	case SOFTHCA_AETH_RNR_NAK:
+		return SOFTHCA_RC_ANS_RNR;
+	case SOFTHCA_AETH_NAK:
+		break;
+	default:
+		return SOFTHCA_RC_ANS_STALE;	/* reserved */
+	}
+	switch (syndrome & SOFTHCA_AETH_VAL_MASK) {
+	case SOFTHCA_NAK_PSN_SEQ:
+		return SOFTHCA_RC_ANS_SEQ;
+	case SOFTHCA_NAK_REM_ACCESS:
+		return SOFTHCA_RC_ANS_ACCESS;
+	case SOFTHCA_NAK_REM_OP:
+		return SOFTHCA_RC_ANS_OP;
+	default:
+		return SOFTHCA_RC_ANS_INV;
+	}
+}

@@ -1,0 +1,224 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * KUnit: the sequencing rules of RC on the wire (wire_rc_seq.c).
+ *
+ * The responder cases play the streams a go-back-N requester produces
+ * (a chunk, a loss, the chunk again from its first PSN) through the
+ * receive rules and check that each packet is taken exactly once, in
+ * order, whatever was lost; the requester cases check which answers
+ * finish, repeat or ignore the chunk in flight.
+ */
+#include <kunit/test.h>
+
+#include "roce_hdr.h"
+#include "wire_seq.h"
+
+#define MTU 1024
+#define M(op) softhca_roce_ops[SOFTHCA_RC(op)].mask
+#define ACK (SOFTHCA_AETH_ACK | SOFTHCA_AETH_NO_CREDITS)
+#define NAK(code) (SOFTHCA_AETH_NAK | (code))
+
+/* Take a packet the way wire_rc_resp.c does when the responder ACKs. */
+static enum softhca_rc_verdict step(struct softhca_rc_rx *s, u32 mask, u32 psn,
+				    u32 len)
+{
+	enum softhca_rc_verdict v = softhca_rc_rx_step(s, mask, psn, len, MTU);
+
+	if (v == SOFTHCA_RC_TAKE)
+		softhca_rc_rx_taken(s, mask);
+	return v;
+}
+
+static void in_order_and_msn(struct kunit *test)
+{
+	struct softhca_rc_rx s;
+
+	softhca_rc_rx_reset(&s, 100);
+	KUNIT_EXPECT_EQ(test, step(&s, M(SEND_FIRST), 100, MTU), SOFTHCA_RC_TAKE);
+	KUNIT_EXPECT_EQ(test, s.cur, (u32)SOFTHCA_H_SEND);
+	KUNIT_EXPECT_EQ(test, step(&s, M(SEND_MIDDLE), 101, MTU), SOFTHCA_RC_TAKE);
+	KUNIT_EXPECT_EQ(test, s.msn, 0U);
+	KUNIT_EXPECT_EQ(test, step(&s, M(SEND_LAST_WITH_IMMEDIATE), 102, 1),
+			SOFTHCA_RC_TAKE);
+	KUNIT_EXPECT_EQ(test, s.msn, 1U);
+	KUNIT_EXPECT_EQ(test, step(&s, M(RDMA_WRITE_ONLY), 103, 0),
+			SOFTHCA_RC_TAKE);
+	KUNIT_EXPECT_EQ(test, s.msn, 2U);
+	KUNIT_EXPECT_EQ(test, s.epsn, 104U);
+	KUNIT_EXPECT_EQ(test, s.cur, 0U);
+}
+
+/* A lost packet: one NAK, silence, then the go-back-N stream again. */
+static void gap_naks_once_then_duplicates(struct kunit *test)
+{
+	struct softhca_rc_rx s;
+	u32 psn, taken = 0;
+
+	softhca_rc_rx_reset(&s, 0);
+	/* A chunk of 8 packets, 0..7; packet 3 is lost. */
+	for (psn = 0; psn < 8; psn++) {
+		u32 mask = psn == 0 ? M(RDMA_WRITE_FIRST) :
+			   psn == 7 ? M(RDMA_WRITE_LAST) : M(RDMA_WRITE_MIDDLE);
+		enum softhca_rc_verdict v;
+
+		if (psn == 3)
+			continue;
+		v = step(&s, mask, psn, psn == 7 ? 10 : MTU);
+		if (psn < 3)
+			KUNIT_EXPECT_EQ(test, v, SOFTHCA_RC_TAKE);
+		else if (psn == 4)
+			KUNIT_EXPECT_EQ(test, v, SOFTHCA_RC_NAK_SEQ);
+		else
+			KUNIT_EXPECT_EQ(test, v, SOFTHCA_RC_DROP);
+		taken += v == SOFTHCA_RC_TAKE;
+	}
+	KUNIT_EXPECT_EQ(test, s.epsn, 3U);
+	/* The requester goes back to the chunk's start. */
+	for (psn = 0; psn < 8; psn++) {
+		u32 mask = psn == 0 ? M(RDMA_WRITE_FIRST) :
+			   psn == 7 ? M(RDMA_WRITE_LAST) : M(RDMA_WRITE_MIDDLE);
+		enum softhca_rc_verdict v = step(&s, mask, psn,
+						 psn == 7 ? 10 : MTU);
+
+		KUNIT_EXPECT_EQ(test, v, psn < 3 ? SOFTHCA_RC_DUP :
+					 SOFTHCA_RC_TAKE);
+		taken += v == SOFTHCA_RC_TAKE;
+	}
+	KUNIT_EXPECT_EQ(test, taken, 8U);
+	KUNIT_EXPECT_EQ(test, s.msn, 1U);
+	KUNIT_EXPECT_FALSE(test, s.nak_sent);
+	/* The whole chunk again (its ACK was lost): all duplicates. */
+	KUNIT_EXPECT_EQ(test, step(&s, M(RDMA_WRITE_LAST), 7, 10),
+			SOFTHCA_RC_DUP);
+	/* A new gap NAKs again. */
+	KUNIT_EXPECT_EQ(test, step(&s, M(SEND_ONLY), 9, 1), SOFTHCA_RC_NAK_SEQ);
+}
+
+static void rnr_keeps_psn(struct kunit *test)
+{
+	struct softhca_rc_rx s;
+
+	softhca_rc_rx_reset(&s, 5);
+	KUNIT_EXPECT_EQ(test, softhca_rc_rx_step(&s, M(SEND_FIRST), 5, MTU, MTU),
+			SOFTHCA_RC_TAKE);
+	softhca_rc_rx_rnr(&s);		/* no receive WQE */
+	/* The rest of the burst: dropped without a NAK of its own. */
+	KUNIT_EXPECT_EQ(test, step(&s, M(SEND_LAST), 6, 4), SOFTHCA_RC_DROP);
+	KUNIT_EXPECT_EQ(test, s.epsn, 5U);
+	KUNIT_EXPECT_EQ(test, step(&s, M(SEND_FIRST), 5, MTU), SOFTHCA_RC_TAKE);
+	KUNIT_EXPECT_EQ(test, step(&s, M(SEND_LAST), 6, 4), SOFTHCA_RC_TAKE);
+	KUNIT_EXPECT_EQ(test, s.msn, 1U);
+}
+
+static void invalid_requests(struct kunit *test)
+{
+	struct softhca_rc_rx s;
+
+	softhca_rc_rx_reset(&s, 0);
+	/* A MIDDLE with no message in progress. */
+	KUNIT_EXPECT_EQ(test, step(&s, M(SEND_MIDDLE), 0, MTU),
+			SOFTHCA_RC_INVALID);
+	/* A FIRST shorter than the MTU, a LAST longer. */
+	KUNIT_EXPECT_EQ(test, step(&s, M(SEND_FIRST), 0, 8), SOFTHCA_RC_INVALID);
+	KUNIT_EXPECT_EQ(test, step(&s, M(SEND_ONLY), 0, MTU + 4),
+			SOFTHCA_RC_INVALID);
+	/* A WRITE packet inside a SEND, a FIRST inside a message. */
+	KUNIT_EXPECT_EQ(test, step(&s, M(SEND_FIRST), 0, MTU), SOFTHCA_RC_TAKE);
+	KUNIT_EXPECT_EQ(test, step(&s, M(RDMA_WRITE_MIDDLE), 1, MTU),
+			SOFTHCA_RC_INVALID);
+	KUNIT_EXPECT_EQ(test, step(&s, M(SEND_FIRST), 1, MTU),
+			SOFTHCA_RC_INVALID);
+	/* Not carried: READ requests, and responses are no requests. */
+	KUNIT_EXPECT_EQ(test, step(&s, M(RDMA_READ_REQUEST), 1, 0),
+			SOFTHCA_RC_INVALID);
+	KUNIT_EXPECT_EQ(test, step(&s, M(ACKNOWLEDGE), 1, 0),
+			SOFTHCA_RC_INVALID);
+	KUNIT_EXPECT_EQ(test, s.epsn, 1U);
+}
+
+static void psn_wraps(struct kunit *test)
+{
+	struct softhca_rc_rx s;
+
+	softhca_rc_rx_reset(&s, 0xffffff);
+	KUNIT_EXPECT_EQ(test, step(&s, M(SEND_FIRST), 0xffffff, MTU),
+			SOFTHCA_RC_TAKE);
+	KUNIT_EXPECT_EQ(test, s.epsn, 0U);
+	KUNIT_EXPECT_EQ(test, step(&s, M(SEND_LAST), 0xffffff, 3),
+			SOFTHCA_RC_DUP);
+	KUNIT_EXPECT_EQ(test, step(&s, M(SEND_LAST), 0, 3), SOFTHCA_RC_TAKE);
+	KUNIT_EXPECT_TRUE(test, softhca_psn_in(0xfffffe, 2, 0xffffff));
+	KUNIT_EXPECT_TRUE(test, softhca_psn_in(0xfffffe, 2, 1));
+	KUNIT_EXPECT_FALSE(test, softhca_psn_in(0xfffffe, 2, 2));
+	KUNIT_EXPECT_FALSE(test, softhca_psn_in(0xfffffe, 2, 0xfffffd));
+	KUNIT_EXPECT_EQ(test, softhca_rc_answer(0xfffffe, 2, 1, ACK),
+			SOFTHCA_RC_ANS_ACK);
+}
+
+static void answers(struct kunit *test)
+{
+	/* In flight: PSNs 10..13. */
+	KUNIT_EXPECT_EQ(test, softhca_rc_answer(10, 14, 13, ACK),
+			SOFTHCA_RC_ANS_ACK);
+	/* rxe ACKs a duplicate with its last in-order PSN: part only. */
+	KUNIT_EXPECT_EQ(test, softhca_rc_answer(10, 14, 11, ACK),
+			SOFTHCA_RC_ANS_PART);
+	/* An ACK of an earlier chunk, or of one not sent yet. */
+	KUNIT_EXPECT_EQ(test, softhca_rc_answer(10, 14, 9, ACK),
+			SOFTHCA_RC_ANS_STALE);
+	KUNIT_EXPECT_EQ(test, softhca_rc_answer(10, 14, 14, ACK),
+			SOFTHCA_RC_ANS_STALE);
+	KUNIT_EXPECT_EQ(test, softhca_rc_answer(10, 14, 10,
+						SOFTHCA_AETH_RNR_NAK | 12),
+			SOFTHCA_RC_ANS_RNR);
+	KUNIT_EXPECT_EQ(test, softhca_rc_answer(10, 14, 12,
+						NAK(SOFTHCA_NAK_PSN_SEQ)),
+			SOFTHCA_RC_ANS_SEQ);
+	KUNIT_EXPECT_EQ(test, softhca_rc_answer(10, 14, 12,
+						NAK(SOFTHCA_NAK_INVALID)),
+			SOFTHCA_RC_ANS_INV);
+	KUNIT_EXPECT_EQ(test, softhca_rc_answer(10, 14, 10,
+						NAK(SOFTHCA_NAK_REM_ACCESS)),
+			SOFTHCA_RC_ANS_ACCESS);
+	KUNIT_EXPECT_EQ(test, softhca_rc_answer(10, 14, 10,
+						NAK(SOFTHCA_NAK_REM_OP)),
+			SOFTHCA_RC_ANS_OP);
+	/* A NAK outside the range is stale too; a reserved type is. */
+	KUNIT_EXPECT_EQ(test, softhca_rc_answer(10, 14, 20,
+						NAK(SOFTHCA_NAK_PSN_SEQ)),
+			SOFTHCA_RC_ANS_STALE);
+	KUNIT_EXPECT_EQ(test, softhca_rc_answer(10, 14, 13, 0x40),
+			SOFTHCA_RC_ANS_STALE);
+}
+
+/* How much of the chunk in flight (PSNs 10..13) an answer shows taken. */
+static void progress(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, softhca_rc_acked(10, 11, SOFTHCA_RC_ANS_PART), 2U);
+	KUNIT_EXPECT_EQ(test, softhca_rc_acked(10, 12, SOFTHCA_RC_ANS_SEQ), 2U);
+	/* A NAK of the first packet: nothing taken. */
+	KUNIT_EXPECT_EQ(test, softhca_rc_acked(10, 10, SOFTHCA_RC_ANS_SEQ), 0U);
+	KUNIT_EXPECT_EQ(test, softhca_rc_acked(10, 13, SOFTHCA_RC_ANS_RNR), 3U);
+	KUNIT_EXPECT_EQ(test, softhca_rc_acked(10, 12, SOFTHCA_RC_ANS_STALE), 0U);
+	KUNIT_EXPECT_EQ(test, softhca_rc_acked(10, 12, SOFTHCA_RC_ANS_INV), 0U);
+	KUNIT_EXPECT_EQ(test, softhca_rc_acked(0xfffffe, 1,
+					       SOFTHCA_RC_ANS_SEQ), 3U);
+}
+
+static struct kunit_case softhca_wire_rc_seq_cases[] = {
+	KUNIT_CASE(in_order_and_msn),
+	KUNIT_CASE(gap_naks_once_then_duplicates),
+	KUNIT_CASE(rnr_keeps_psn),
+	KUNIT_CASE(invalid_requests),
+	KUNIT_CASE(psn_wraps),
+	KUNIT_CASE(answers),
+	KUNIT_CASE(progress),
+	{}
+};
+
+static struct kunit_suite softhca_wire_rc_seq_suite = {
+	.name = "softhca_wire_rc_seq",
+	.test_cases = softhca_wire_rc_seq_cases,
+};
+
+kunit_test_suite(softhca_wire_rc_seq_suite);

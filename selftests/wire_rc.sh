@@ -1,0 +1,165 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# RC on the wire (drivers/softhca/wire_rc.c, wire_rc_resp.c,
+# wire_rc_seq.c): softhca against Debian's rdma_rxe in both directions
+# and against another softhca device in another namespace, IPv4 and
+# IPv6 GIDs, path MTU 1024.
+#   - Debian's unmodified ibv_rc_pingpong (SEND), up to 1 MiB.
+#   - uc_wire -R (selftests/uc_wire.c on an RC QP): SEND, SEND with
+#     immediate, RDMA WRITE, RDMA WRITE with immediate, both ways, every
+#     byte, length, opcode and immediate checked, sizes 0 to 1 MiB.
+#   - RNR: the server posts its receives late; the client's SENDs are
+#     RNR NAKed and complete once taken (rx_naks_rnr counted).
+#   - Loss: netem drops packets on the sender's veth; every message
+#     still completes byte-exact, with retransmissions counted.
+#   - A dead peer (its QP destroyed): RETRY_EXC_ERR after the retries,
+#     not a hang.
+# The topology is wire_lib.sh's.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/wire_lib.sh"
+
+UCW=$SELFTESTS/uc_wire
+V6A=fd77:0000:0000:0000:0000:0000:0000:0001
+V6B=fd77:0000:0000:0000:0000:0000:0000:0002
+
+# rc_pingpong NAME SNS SDEV SADDR CNS CDEV CADDR HOST PORT [ARGS]
+rc_pingpong() {
+	pair ibv_rc_pingpong 'bytes in' "$@" -c -m 1024
+}
+
+# rc_check NAME SNS SDEV SADDR CNS CDEV CADDR HOST PORT [ARGS]
+rc_check() {
+	[ -x "$UCW" ] || { echo "SKIP: $UCW not built (no libibverbs)"; return 77; }
+	pair "$UCW" 'checked' "$@" -R
+}
+
+# rc_sizes NAME SNS SDEV SADDR CNS CDEV CADDR HOST PORT: rc_check at
+# 0, 64, 1024, 16 KiB and 1 MiB (ports PORT to PORT + 4).
+rc_sizes() {
+	sz_name=$1 sz_port=$9
+	for sz in 0 64 1024 16384 1048576; do
+		n=20
+		[ $sz = 1048576 ] && n=4
+		rc_check "${sz_name}_$sz" "$2" "$3" "$4" "$5" "$6" "$7" "$8" "$sz_port" \
+			-n $n -s $sz || return 1
+		sz_port=$((sz_port + 1))
+	done
+}
+
+# rxe PROG ARGS...: a point against rdma_rxe, skipped without it.
+rxe() {
+	[ -z "$rxe_why" ] || { echo "SKIP: $rxe_why"; return 77; }
+	"$@"
+}
+
+# sum COUNTER DEV...: a counter summed over devices.
+sum() {
+	c=$1 n=0
+	shift
+	for d in "$@"; do n=$((n + $(hwc "$d" "$c"))); done
+	echo $n
+}
+
+# lossy NS DEV PCT NAME DEVS CHECKARGS...: netem drops PCT% of what DEV
+# (a veth in NS) sends while rc_check runs; the devices DEVS (softhca)
+# must have sent packets again.
+lossy() {
+	ns=$1 veth=$2 pct=$3 name=$4 devs=$5
+	shift 5
+	# shellcheck disable=SC2086
+	r0=$(sum tx_retransmits $devs) t0=$(sum ack_timeouts $devs)
+	q0=$(sum rx_naks_seq $devs) d0=$(sum rx_duplicates $devs)
+	inns "$ns" tc qdisc add dev "$veth" root netem loss "$pct%" ||
+		{ echo "no netem here"; return 1; }
+	rc_check "$name" "$@"
+	rc=$?
+	drops=$(inns "$ns" tc -s qdisc show dev "$veth" | awk '/dropped/ { print $0; exit }')
+	inns "$ns" tc qdisc del dev "$veth" root 2>/dev/null
+	[ $rc = 0 ] || return 1
+	# shellcheck disable=SC2086
+	r=$(($(sum tx_retransmits $devs) - r0)) t=$(($(sum ack_timeouts $devs) - t0))
+	# shellcheck disable=SC2086
+	q=$(($(sum rx_naks_seq $devs) - q0)) d=$(($(sum rx_duplicates $devs) - d0))
+	echo "NOTE: $name: tc: $drops; softhca: $r packets sent again, $t ACK timeouts, $q sequence NAKs, $d duplicates received"
+	[ $r -gt 0 ] || { echo "no retransmission counted"; return 1; }
+}
+
+# rnr NAME SNS SDEV SADDR CNS CDEV CADDR HOST PORT CDEV_SOFTHCA: the
+# server posts late; the softhca client counts RNR NAKs.
+rnr() {
+	cd_=${10}
+	n0=$(hwc "$cd_" rx_naks_rnr)
+	rc_check "$1" "$2" "$3" "$4" "$5" "$6" "$7" "$8" "$9" -n 5 -s 64 -W || return 1
+	n=$(($(hwc "$cd_" rx_naks_rnr) - n0))
+	echo "NOTE: $1: $n RNR NAKs"
+	[ $n -gt 0 ] || { echo "no RNR NAK counted"; return 1; }
+}
+
+# dead NAME SNS SDEV SADDR CNS CDEV CADDR HOST PORT: the server's QP is
+# destroyed; the softhca client's SEND must end in RETRY_EXC_ERR.
+dead() {
+	pair "$UCW" 'RETRY_EXC_ERR\|retry counter' "$@" -R -E -s 64
+}
+
+# Nothing refused nor malformed in the loss-free points.
+counted() {
+	for d in shw1 shw2 shw3; do
+		for c in rx_acks tx_acks; do
+			[ "$(hwc $d $c)" -gt 0 ] || { echo "$d $c is $(hwc $d $c)"; return 1; }
+		done
+		for c in rx_bad_icrc rx_malformed rx_bad_pkey rx_bad_peer rx_naks_other \
+			 tx_drops; do
+			[ "$(hwc $d $c)" = 0 ] || { echo "$d $c is $(hwc $d $c)"; return 1; }
+		done
+	done
+	echo "NOTE: shw1: $(hwc shw1 tx_packets) packets sent, $(hwc shw1 rx_acks) ACKs taken, $(hwc shw1 tx_acks) sent, $(hwc shw1 tx_retransmits) retransmitted"
+}
+
+t "wire_rc: veths in namespaces, softhca and rxe devices on them" setup
+t "wire_rc: ibv_rc_pingpong softhca -> rxe, 64 B (IPv4)" \
+	rxe rc_pingpong pp_sh_rxe4s - rxe0 10.77.0.1 wns1 shw1 10.77.0.2 10.77.0.1 18901 -n 200 -s 64
+t "wire_rc: ibv_rc_pingpong softhca -> rxe, 1000000 B (IPv4)" \
+	rxe rc_pingpong pp_sh_rxe4l - rxe0 10.77.0.1 wns1 shw1 10.77.0.2 10.77.0.1 18902 -n 20 -s 1000000
+t "wire_rc: ibv_rc_pingpong rxe -> softhca, 64 B (IPv4)" \
+	rxe rc_pingpong pp_rxe_sh4s wns1 shw1 10.77.0.2 - rxe0 10.77.0.1 10.77.0.2 18903 -n 200 -s 64
+t "wire_rc: ibv_rc_pingpong rxe -> softhca, 1000000 B (IPv4)" \
+	rxe rc_pingpong pp_rxe_sh4l wns1 shw1 10.77.0.2 - rxe0 10.77.0.1 10.77.0.2 18904 -n 20 -s 1000000
+t "wire_rc: ibv_rc_pingpong softhca -> rxe, 16 KiB (IPv6)" \
+	rxe rc_pingpong pp_sh_rxe6 - rxe0 $V6A wns1 shw1 $V6B 10.77.0.1 18905 -n 50 -s 16384
+t "wire_rc: ibv_rc_pingpong rxe -> softhca, 16 KiB (IPv6)" \
+	rxe rc_pingpong pp_rxe_sh6 wns1 shw1 $V6B - rxe0 $V6A 10.77.0.2 18906 -n 50 -s 16384
+t "wire_rc: ibv_rc_pingpong softhca <-> softhca across namespaces, 64 B" \
+	rc_pingpong pp_sh_sh_s wns2 shw2 10.78.0.1 wns3 shw3 10.78.0.2 10.78.0.1 18907 -n 200 -s 64
+t "wire_rc: ibv_rc_pingpong softhca <-> softhca across namespaces, 1 MiB" \
+	rc_pingpong pp_sh_sh_l wns2 shw2 10.78.0.1 wns3 shw3 10.78.0.2 10.78.0.1 18908 -n 20 -s 1048576
+t "wire_rc: SEND/WRITE (+imm) checked, softhca client, rxe server, 0 B to 1 MiB (IPv4)" \
+	rxe rc_sizes ck_sh_rxe4 - rxe0 10.77.0.1 wns1 shw1 10.77.0.2 10.77.0.1 18910
+t "wire_rc: SEND/WRITE (+imm) checked, rxe client, softhca server, 0 B to 1 MiB (IPv4)" \
+	rxe rc_sizes ck_rxe_sh4 wns1 shw1 10.77.0.2 - rxe0 10.77.0.1 10.77.0.2 18920
+t "wire_rc: SEND/WRITE (+imm) checked, softhca <-> rxe, 16 KiB (IPv6), PSNs wrap" \
+	rxe rc_check ck_sh_rxe6 - rxe0 $V6A wns1 shw1 $V6B 10.77.0.1 18930 -n 20 -s 16384 -P 0xffff00
+t "wire_rc: SEND/WRITE (+imm) checked, softhca <-> softhca, 0 B to 1 MiB" \
+	rc_sizes ck_sh_sh wns2 shw2 10.78.0.1 wns3 shw3 10.78.0.2 10.78.0.1 18940
+t "wire_rc: port counters: ACKs both ways, nothing refused" counted
+t "wire_rc: RNR: SENDs before the receives are posted, softhca -> softhca" \
+	rnr rnr_sh_sh wns2 shw2 10.78.0.1 wns3 shw3 10.78.0.2 10.78.0.1 18950 shw3
+t "wire_rc: RNR: SENDs before the receives are posted, softhca -> rxe" \
+	rxe rnr rnr_sh_rxe - rxe0 10.77.0.1 wns1 shw1 10.77.0.2 10.77.0.1 18951 shw1
+t "wire_rc: 5% loss on the wire, softhca <-> softhca, 16 KiB, every byte" \
+	lossy wns2 wa0 5 loss_sh_sh "shw2 shw3" \
+	wns2 shw2 10.78.0.1 wns3 shw3 10.78.0.2 10.78.0.1 18960 -n 30 -s 16384
+t "wire_rc: 5% loss on the wire, softhca <-> softhca, 1 MiB, every byte" \
+	lossy wns3 wa1 5 loss_sh_sh_l "shw2 shw3" \
+	wns2 shw2 10.78.0.1 wns3 shw3 10.78.0.2 10.78.0.1 18961 -n 3 -s 1048576
+t "wire_rc: 5% loss from softhca to rxe, 16 KiB, every byte" \
+	rxe lossy wns1 wr1 5 loss_sh_rxe shw1 \
+	- rxe0 10.77.0.1 wns1 shw1 10.77.0.2 10.77.0.1 18962 -n 30 -s 16384
+t "wire_rc: a dead peer (QP destroyed): RETRY_EXC_ERR, softhca -> softhca" \
+	dead dead_sh_sh wns2 shw2 10.78.0.1 wns3 shw3 10.78.0.2 10.78.0.1 18970
+t "wire_rc: a dead peer (QP destroyed): RETRY_EXC_ERR, softhca -> rxe" \
+	rxe dead dead_sh_rxe - rxe0 10.77.0.1 wns1 shw1 10.77.0.2 10.77.0.1 18971
+teardown
+t "wire_rc: deleting the namespaces takes their devices and sockets" sockets_gone
+cleanup_all
+rm -rf "$TMP"
+tap_done
