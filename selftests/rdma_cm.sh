@@ -45,12 +45,14 @@ listening() {
 # to ib_core's: QP1 is the kernel's, with a receive queue ib_mad filled;
 # its CQ is a kernel CQ.
 restrack() {
-	rdma -dd resource show qp link sh0/1 lqpn 1 > "$TMP/qp1" 2>&1 || { cat "$TMP/qp1"; return 1; }
-	grep -q "kernel 1" "$TMP/qp1" && grep -qE "rq_entries [1-9]" "$TMP/qp1" ||
-		{ cat "$TMP/qp1"; return 1; }
-	rdma -dd resource show cq link sh0/1 > "$TMP/cq" 2>&1 || { cat "$TMP/cq"; return 1; }
-	grep -q "kernel 1" "$TMP/cq" && grep -qE "entries [1-9]" "$TMP/cq" ||
-		{ cat "$TMP/cq"; return 1; }
+	rdma -dd resource show qp > "$TMP/qp1" 2>&1 || { cat "$TMP/qp1"; return 1; }
+	grep "^link sh0/1 lqpn 1 " "$TMP/qp1" | grep "drv_kernel 1" |
+		grep -qE "drv_rq_entries [1-9]" || { cat "$TMP/qp1"; return 1; }
+	rdma -dd resource show cq > "$TMP/cq" 2>&1 || { cat "$TMP/cq"; return 1; }
+	grep "^dev sh0 " "$TMP/cq" | grep "drv_kernel 1" |
+		grep -qE "drv_entries [1-9]" || { cat "$TMP/cq"; return 1; }
+	grep "^link sh0/1 lqpn 1 " "$TMP/qp1" > "$TMP/qp1.line"
+	mv "$TMP/qp1.line" "$TMP/qp1"
 	sed 's/^/# /' "$TMP/qp1"
 }
 
