@@ -489,7 +489,9 @@ TEST(rdma_link_add)
 	 * device->ops for presence only; softhca has no driver_def), and
 	 * whose failure ib_core ignores: the device registers without its
 	 * uverbs node, which is how an attempt is known to have had its
-	 * fault in there.  Every other site is tried.
+	 * fault in there.  ib_mad's add (its GSI QP, 512 receive buffers
+	 * allocated one by one) is sampled likewise: a fault there leaves
+	 * the device without QP1.  Every other site is tried.
 	 */
 	static const struct op op_link = {
 		.name = "rdma link add", .prep = link_prep, .call = link_call,
@@ -497,7 +499,7 @@ TEST(rdma_link_add)
 		/* The request's skb (sendmsg) or the ACK (recv). */
 		.also = { ENOBUFS }, .cap = 2000,
 		.in_region = link_in_region,
-		.region = "ib_uverbs_add_one()",
+		.region = "ib_uverbs_add_one() or ib_mad's add",
 	};
 	const char *name = getenv("SOFTHCA_DEV");
 
@@ -518,6 +520,9 @@ TEST(rdma_link_add)
 		printf("NOTE: rdma link add: %d absorbed faults left a device "
 		       "without its uverbs node (ib_core ignores a failed "
 		       "client add)\n", link_no_uverbs);
+	if (link_no_gsi)
+		printf("NOTE: rdma link add: %d absorbed faults left a device "
+		       "without ib_mad's GSI QP\n", link_no_gsi);
 }
 
 TEST(teardown)

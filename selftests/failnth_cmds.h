@@ -595,6 +595,6 @@ static int mod_done(int keep)
  */
 static const char *link_ndev;
 static struct nlbuf link_msg;
-static int link_ack_lost, link_ack_lost_made, link_no_uverbs;
+static int link_ack_lost, link_ack_lost_made, link_no_uverbs, link_no_gsi;
 
 #endif

@@ -6,7 +6,7 @@
 #ifndef SOFTHCA_SELFTEST_FAILNTH_LINK_H
 #define SOFTHCA_SELFTEST_FAILNTH_LINK_H
 
-static int link_in_uverbs;	/* the attempt's fault was in ib_uverbs_add_one() */
+static int link_in_uverbs;	/* the fault was in ib_uverbs_add_one() or ib_mad's add */
 
 static int link_exists(void)
 {
@@ -100,6 +100,26 @@ static int link_use(void)
 }
 
 /* Whether ib_uverbs gave device @ibdev its character device. */
+/*
+ * ib_mad made the device's GSI QP (QP1): its add (ib_mad_init_device())
+ * did not fail.  ib_core ignores a failed client add, as for uverbs.
+ */
+static int has_gsi(const char *ibdev)
+{
+	char cmd[200], line[300];
+	int found = 0;
+	FILE *p;
+
+	snprintf(cmd, sizeof(cmd),
+		 "rdma resource show qp link %s/1 2>/dev/null", ibdev);
+	p = popen(cmd, "r");
+	while (p && fgets(line, sizeof(line), p))
+		found |= strstr(line, " lqpn 1 type GSI ") != NULL;
+	if (p)
+		pclose(p);
+	return found;
+}
+
 static int has_uverbs(const char *ibdev)
 {
 	DIR *d = opendir("/sys/class/infiniband_verbs");
@@ -143,11 +163,14 @@ static int link_done(int keep)
 	 * ib_core registers a device even when a client's add fails (the
 	 * error is ignored by design): counted, not failed.  Only
 	 * ib_uverbs_add_one()'s failure leaves the device without its
-	 * uverbs node: the fault was inside that function (the sampling's
-	 * evidence, see TEST(rdma_link_add)).
+	 * uverbs node, only ib_mad's without its GSI QP: the fault was
+	 * inside one of them (the sampling's evidence, see
+	 * TEST(rdma_link_add)).
 	 */
 	if (!keep && !has_uverbs(LINK_NAME))
 		link_no_uverbs++, link_in_uverbs = 1;
+	else if (!keep && !has_gsi(LINK_NAME))
+		link_no_gsi++, link_in_uverbs = 1;
 	if (keep)
 		bad = link_use();
 	return bad | link_delete();
