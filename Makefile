@@ -79,7 +79,7 @@ module:
 	@test -d "$(KDIR)" || { echo "no kernel build tree at KDIR=$(KDIR) (apt-get install linux-headers-amd64, or make deps)"; exit 1; }
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
 
-lib: $(LIBSO) $(LIBA) $(B)/lib/softhca.pc dropin
+lib: $(LIBSO) $(LIBA) $(B)/lib/softhca.pc $(B)/lib/softhca-rdmacm.pc dropin
 
 $(B)/%.o: %.c $(wildcard lib/*.h uapi/rdma/*.h include/infiniband/*.h tools/softhca/*.h)
 	@mkdir -p $(dir $@)
@@ -125,7 +125,7 @@ $(LIBA): $(LIB_OBJS)
 	rm -f $@
 	$(AR) rcs $@ $^
 
-$(B)/lib/softhca.pc: lib/softhca.pc.in Makefile
+$(B)/lib/%.pc: lib/%.pc.in Makefile
 	@mkdir -p $(dir $@)
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
 	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' $< > $@
@@ -220,9 +220,11 @@ install: all
 	install -m 644 $(LIBA) $(DESTDIR)$(LIBDIR)/
 	install -d $(DESTDIR)$(LIBDIR)/softhca
 	install -m 755 $(DROPIN) $(DESTDIR)$(LIBDIR)/softhca/
-	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
-	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' \
-	    lib/softhca.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/softhca.pc
+	for pc in softhca softhca-rdmacm; do \
+	    sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
+	        -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' \
+	        lib/$$pc.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/$$pc.pc; \
+	done
 	install -m 644 uapi/rdma/softhca-abi.h $(DESTDIR)$(INCLUDEDIR)/rdma/
 	install -d $(DESTDIR)$(INCLUDEDIR)/infiniband
 	install -m 644 include/infiniband/softhca_xrc.h $(DESTDIR)$(INCLUDEDIR)/infiniband/
