@@ -127,6 +127,16 @@ cm_verbs_ok() {
 	grep "rounds checked" "$TMP/$1.cli" | sed 's/^/# /'
 }
 
+# On the debug kernel (SOFTHCA_SUITE=debug) the points below add no
+# kernel path of their own (perftest's rdma_cm and verbs calls are
+# cm_verbs's and datapath.sh's; the pkg-config point is about linking):
+# Debian's kernel only, like perftest.sh (run.sh).
+stock_only() {
+	[ "${SOFTHCA_SUITE:-stock}" != debug ] && return 0
+	echo "SKIP: the debug kernel adds nothing here (see stock_only)"
+	return 1
+}
+
 # perftest_ok NAME ADDR PORT DEV PROG ARGS...: Debian's perftest with -R
 # (rdma_cm connects the QPs, on ADDR's device DEV; the server's port
 # PORT): both ends exit 0 and print a result line with positive figures.
@@ -134,6 +144,7 @@ cm_verbs_ok() {
 perftest_ok() {
 	name=$1 addr=$2 port=$3 dev=$4 prog=$5
 	shift 5
+	stock_only || return 77
 	need "$prog" || return 77
 	# perftest fits its TSC rate against gettimeofday at start; under
 	# TCG on a busy host that fails now and then ("Correlation
@@ -165,6 +176,7 @@ perftest_ok() {
 # --libs softhca-rdmacm`, then run with neither softhca-run nor
 # LD_LIBRARY_PATH: its DT_RPATH gives it, and librdmacm, the drop-in.
 pkgconfig_ok() {
+	stock_only || return 77
 	need pkg-config || return 77
 	[ -r /usr/include/rdma/rdma_cma.h ] ||
 		{ echo "SKIP: librdmacm-dev not installed (tools/setup-deps)"; return 77; }
