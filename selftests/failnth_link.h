@@ -99,27 +99,24 @@ static int link_use(void)
 	return bad;
 }
 
-/* Whether ib_uverbs gave device @ibdev its character device. */
 /*
  * ib_mad made the device's GSI QP (QP1): its add (ib_mad_init_device())
  * did not fail.  ib_core ignores a failed client add, as for uverbs.
+ * Nothing else makes a QP on a device just added, so its QP count (the
+ * restrack summary, over netlink in this process: a popen of "rdma
+ * resource show" cost a fork and two execs per attempt) tells.
  */
 static int has_gsi(const char *ibdev)
 {
-	char cmd[200], line[300];
-	int found = 0;
-	FILE *p;
+	long res[NRES];
+	uint32_t index;
 
-	snprintf(cmd, sizeof(cmd),
-		 "rdma resource show qp link %s/1 2>/dev/null", ibdev);
-	p = popen(cmd, "r");
-	while (p && fgets(line, sizeof(line), p))
-		found |= strstr(line, " lqpn 1 type GSI ") != NULL;
-	if (p)
-		pclose(p);
-	return found;
+	if (dev_index(ibdev, &index) || res_get(index, res))
+		return 0;
+	return res[RES_QP] >= 1;
 }
 
+/* Whether ib_uverbs gave device @ibdev its character device. */
 static int has_uverbs(const char *ibdev)
 {
 	DIR *d = opendir("/sys/class/infiniband_verbs");

@@ -162,6 +162,7 @@ static int dev_index(const char *name, uint32_t *index)
 /* The counters "rdma resource show" prints for a device. */
 static const char *const res_names[] = { "pd", "cq", "qp", "mr", "srq", "ctx" };
 #define NRES (sizeof(res_names) / sizeof(res_names[0]))
+#define RES_QP 2	/* res_names[RES_QP] is "qp" */
 
 static void res_one(const struct nlmsghdr *h, void *arg)
 {
