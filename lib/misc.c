@@ -145,18 +145,34 @@ SHCA_EXPORT ssize_t _ibv_query_gid_table(struct ibv_context *context,
 	return (ssize_t)n;
 }
 
+/*
+ * Multicast: the kernel checks the rest (a UD QP, a multicast GID, the
+ * limits) and, for a RoCEv2 group, joins it on the device's netdev.
+ */
 SHCA_EXPORT int ibv_attach_mcast(struct ibv_qp *qp, const union ibv_gid *gid,
 				 uint16_t lid)
 {
-	(void)qp; (void)gid; (void)lid;
-	return EOPNOTSUPP;
+	struct ib_uverbs_attach_mcast req = {
+		.qp_handle = qp->handle,
+		.mlid = lid,
+	};
+
+	memcpy(req.gid, gid->raw, sizeof(req.gid));
+	return shca_cmd_noresp(qp->context->cmd_fd,
+			       IB_USER_VERBS_CMD_ATTACH_MCAST, &req, sizeof(req));
 }
 
 SHCA_EXPORT int ibv_detach_mcast(struct ibv_qp *qp, const union ibv_gid *gid,
 				 uint16_t lid)
 {
-	(void)qp; (void)gid; (void)lid;
-	return EOPNOTSUPP;
+	struct ib_uverbs_detach_mcast req = {
+		.qp_handle = qp->handle,
+		.mlid = lid,
+	};
+
+	memcpy(req.gid, gid->raw, sizeof(req.gid));
+	return shca_cmd_noresp(qp->context->cmd_fd,
+			       IB_USER_VERBS_CMD_DETACH_MCAST, &req, sizeof(req));
 }
 
 SHCA_EXPORT int ibv_resolve_eth_l2_from_gid(struct ibv_context *context,

@@ -7,7 +7,9 @@
 # wns2, shw3 in wns3) and softhca <-> rdma_rxe both ways (rxe0 in the
 # initial namespace, shw1 in wns1), with Debian's unmodified
 # rdmacm-utils: ucmatose (RC SENDs), udaddy (UD), rdma_server and
-# rdma_client.  Programs on softhca run under softhca-run.  rping needs
+# rdma_client, and mckey (UD multicast: rdma_cm joins the group, the
+# datagrams go to its IP multicast address).  Programs on softhca run
+# under softhca-run.  rping needs
 # RDMA READ on the wire, which softhca's RC does not do yet: not here.
 # Each point checks that QP1 of the softhca devices involved sent and
 # received packets on the wire (hw_counters), so that the CM exchange
@@ -26,6 +28,18 @@ need() {
 # every namespace's).
 cm_listening() {
 	rdma resource show cm_id 2>/dev/null | grep -q 'state LISTEN'
+}
+
+# both_ok OKPAT WHO1 RC1 FILE1 WHO2 RC2 FILE2: two programs exited 0 and
+# printed OKPAT; otherwise says how each ended.
+both_ok() {
+	if [ "$3" = 0 ] && [ "$6" = 0 ] && grep -q "$1" "$4" && grep -q "$1" "$7"; then
+		return 0
+	fi
+	echo "$2 exit $3, $5 exit $6"
+	sed "s/^/$2: /" "$4" | tail -15
+	sed "s/^/$5: /" "$7" | tail -15
+	return 1
 }
 
 # cm NAME SNS SDEV CNS CDEV SERVER-CMD... -- CLIENT-CMD...: the server in
@@ -58,13 +72,7 @@ cm() {
 	src=$?
 	ok="return status 0"
 	case $srv in *rdma_server*) ok="end 0" ;; esac
-	if [ $crc != 0 ] || [ $src != 0 ] || ! grep -q "$ok" "$TMP/$name.cli" ||
-	   ! grep -q "$ok" "$TMP/$name.srv"; then
-		echo "client exit $crc, server exit $src"
-		sed 's/^/client: /' "$TMP/$name.cli" | tail -15
-		sed 's/^/server: /' "$TMP/$name.srv" | tail -15
-		return 1
-	fi
+	both_ok "$ok" client $crc "$TMP/$name.cli" server $src "$TMP/$name.srv" || return 1
 	tx1=$(for d in $sdev $cdev; do case $d in shw*) hwc "$d" tx_packets ;; esac; done)
 	rx1=$(for d in $sdev $cdev; do case $d in shw*) hwc "$d" rx_packets ;; esac; done)
 	# One line per softhca device: each counter must have grown.
@@ -74,6 +82,40 @@ cm() {
 		awk '$2 <= $1 || $4 <= $3 { bad = 1 } END { exit bad }' ||
 		{ echo "a softhca device sent or received nothing: tx $tx0 -> $tx1, rx $rx0 -> $rx1"; return 1; }
 	echo "NOTE: $name: softhca tx packets $(echo $tx0) -> $(echo $tx1)"
+}
+
+# mck NAME RNS RDEV RADDR SNS SDEV SADDR GROUP: Debian's mckey joins
+# GROUP with 2 QPs on RDEV (bound to RADDR, in namespace RNS) and waits
+# for 10 datagrams on each; another mckey on SDEV sends 10 to GROUP.
+# Both exit 0 with "return status 0"; the softhca ones among them sent
+# or received packets (counters).
+mck() {
+	name=$1 rns=$2 rdev=$3 raddr=$4 sns=$5 sdev=$6 saddr=$7 group=$8
+	need mckey || return 77
+	for d in $rdev $sdev; do
+		case $d in rxe*) [ -z "$rxe_why" ] || { echo "SKIP: $rxe_why"; return 77; } ;; esac
+	done
+	rx0=$(case $rdev in shw*) hwc "$rdev" rx_packets ;; *) echo 0 ;; esac)
+	# shellcheck disable=SC2046
+	# stdbuf: mckey's "receiving" line must reach the file before its end.
+	inns "$rns" timeout "$T" $(wrap "$rdev") stdbuf -oL mckey -m "$group" -b "$raddr" -c 2 -C 10 \
+		> "$TMP/$name.rcv" 2>&1 &
+	rpid=$!
+	wait_for 20 grep -q "receiving data transfers" "$TMP/$name.rcv" > /dev/null ||
+		{ echo "the receiver did not join"; kill $rpid; wait $rpid; cat "$TMP/$name.rcv"; return 1; }
+	# shellcheck disable=SC2046
+	inns "$sns" timeout "$T" $(wrap "$sdev") mckey -m "$group" -s -b "$saddr" -C 10 \
+		> "$TMP/$name.snd" 2>&1
+	src=$?
+	wait $rpid
+	rrc=$?
+	both_ok "return status 0" sender $src "$TMP/$name.snd" receiver $rrc "$TMP/$name.rcv" ||
+		return 1
+	case $rdev in
+	shw*) rx1=$(hwc "$rdev" rx_packets)
+	      [ "$rx1" -ge $((rx0 + 10)) ] || { echo "$rdev received $((rx1 - rx0)) packets"; return 1; }
+	      echo "NOTE: $name: $rdev received $((rx1 - rx0)) packets for 2 QPs x 10 datagrams" ;;
+	esac
 }
 
 t "rdma_cm wire: veths in namespaces, softhca and rxe devices on them" setup
@@ -98,6 +140,12 @@ t "rdma_cm wire: udaddy rxe server, softhca client" \
 t "rdma_cm wire: udaddy softhca server, rxe client" \
 	cm ud_sh_rxe wns1 shw1 - rxe0 udaddy -b 10.77.0.2 -c 2 -C 20 -- \
 		udaddy -s 10.77.0.2 -c 2 -C 20
+t "rdma_cm wire: mckey softhca -> softhca (UD multicast, 2 QPs joined)" \
+	mck mc_sh_sh wns3 shw3 10.78.0.2 wns2 shw2 10.78.0.1 224.1.2.3
+t "rdma_cm wire: mckey softhca -> rxe" \
+	mck mc_sh_rxe - rxe0 10.77.0.1 wns1 shw1 10.77.0.2 224.1.2.4
+t "rdma_cm wire: mckey rxe -> softhca" \
+	mck mc_rxe_sh wns1 shw1 10.77.0.2 - rxe0 10.77.0.1 224.1.2.5
 t "rdma_cm wire: no process object left on the softhca devices" \
 	no_user_objects shw1 shw2 shw3
 teardown

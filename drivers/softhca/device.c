@@ -111,6 +111,8 @@ int softhca_newlink(const char *ibdev_name, struct net_device *ndev)
 	xa_init_flags(&sdev->ahs, XA_FLAGS_ALLOC1 | XA_FLAGS_LOCK_BH);
 	INIT_LIST_HEAD(&sdev->list);
 	INIT_LIST_HEAD(&sdev->net_node);
+	INIT_LIST_HEAD(&sdev->mcasts);
+	mutex_init(&sdev->mcast_lock);
 	softhca_init_ibdev(sdev);
 	err = softhca_counters_init(sdev);
 	if (err)
@@ -210,6 +212,7 @@ void softhca_dealloc_driver(struct ib_device *ibdev)
 	WARN_ON(!xa_empty(&sdev->qps) || !xa_empty(&sdev->srqs) ||
 		!xa_empty(&sdev->mrs) || !xa_empty(&sdev->ahs));
 	softhca_devs_index_del(sdev);
+	softhca_mcast_free_all(sdev);	/* empty: every QP left its groups */
 	softhca_net_detach(sdev);
 	softhca_engine_stop(sdev);
 	softhca_counters_free(sdev);
@@ -217,6 +220,7 @@ void softhca_dealloc_driver(struct ib_device *ibdev)
 	xa_destroy(&sdev->srqs);
 	xa_destroy(&sdev->mrs);
 	xa_destroy(&sdev->ahs);
+	mutex_destroy(&sdev->mcast_lock);
 	netdev_put(sdev->ndev, &sdev->ndev_tracker);
 
 	mutex_lock(&softhca_devs_lock);

@@ -206,9 +206,9 @@ static int softhca_qpn_alloc(struct softhca_dev *sdev, enum ib_qp_type type,
 		*qpn = 1;
 		return xa_insert_bh(&sdev->qps, 1, NULL, GFP_KERNEL);
 	}
-	/* 0 and 1 are the special QPs. */
+	/* 0 and 1 are the special QPs, SOFTHCA_MCAST_QPN multicast's. */
 	err = xa_alloc_cyclic_bh(&sdev->qps, qpn, NULL,
-				 XA_LIMIT(2, SOFTHCA_MAX_NUM), &sdev->next_qpn,
+				 XA_LIMIT(2, SOFTHCA_MCAST_QPN - 1), &sdev->next_qpn,
 				 GFP_KERNEL);
 	return err < 0 ? err : 0;
 }
@@ -292,6 +292,7 @@ int softhca_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	 * and dying; wait for the senders, pollers and timers that hold
 	 * one, then nothing else touches the QP.
 	 */
+	softhca_mcast_qp_gone(qp);
 	xa_erase_bh(&sdev->qps, ibqp->qp_num);
 	WRITE_ONCE(qp->dying, true);
 	softhca_engine_detach(qp);

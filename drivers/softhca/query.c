@@ -56,6 +56,10 @@ int softhca_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
 	attr->atomic_cap = IB_ATOMIC_HCA;
 	attr->masked_atomic_cap = IB_ATOMIC_NONE;
 	attr->max_ah = lim->max_ah;
+	attr->max_mcast_grp = SOFTHCA_MAX_MCAST_GRP;
+	attr->max_mcast_qp_attach = SOFTHCA_MAX_MCAST_QP;
+	attr->max_total_mcast_qp_attach = SOFTHCA_MAX_MCAST_GRP *
+					  SOFTHCA_MAX_MCAST_QP;
 	attr->max_srq = lim->max_srq;
 	attr->max_srq_wr = lim->max_srq_wr;
 	attr->max_srq_sge = lim->max_sge;

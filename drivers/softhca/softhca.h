@@ -81,6 +81,11 @@ struct softhca_limits {
 #define SOFTHCA_MAX_RD_ATOMIC	16
 /* Largest QP, SRQ and MR numbers (24-bit on the wire). */
 #define SOFTHCA_MAX_NUM		0xffffff
+/* The destination QP number of a multicast datagram: never a QP's. */
+#define SOFTHCA_MCAST_QPN	0xffffff
+/* Multicast groups per device, UD QPs per group (mcast.c). */
+#define SOFTHCA_MAX_MCAST_GRP	1024
+#define SOFTHCA_MAX_MCAST_QP	56
 
 extern struct softhca_limits softhca_limits;
 
@@ -104,6 +109,9 @@ extern struct softhca_limits softhca_limits;
  * @mrs: key index (key >> 8) -> struct softhca_mr
  * @ahs: ah_num -> struct softhca_ah (a UD WQE names its AH by number)
  * @key_gen: source of the low key byte of MR keys
+ * @mcasts: multicast groups (mcast.c; RCU readers)
+ * @mcast_lock: orders changes of @mcasts
+ * @num_mcasts: groups in @mcasts (@mcast_lock)
  */
 struct softhca_dev {
 	struct ib_device ibdev;
@@ -133,6 +141,9 @@ struct softhca_dev {
 	struct softhca_counters __percpu *counters;	/* counters.h */
 	struct softhca_net __rcu *net;	/* net.c: on the wire (NULL: not) */
 	struct list_head net_node;	/* in net->devs (net.c) */
+	struct list_head mcasts;
+	struct mutex mcast_lock;	/* orders changes of @mcasts */
+	u32 num_mcasts;
 };
 
 /**
@@ -644,6 +655,14 @@ int softhca_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 int softhca_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		     struct ib_qp_init_attr *init);
 int softhca_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
+
+/* mcast.c */
+int softhca_attach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid);
+int softhca_detach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid);
+void softhca_mcast_qp_gone(struct softhca_qp *qp);
+void softhca_mcast_free_all(struct softhca_dev *sdev);
+u32 softhca_mcast_members(struct softhca_dev *sdev, const union ib_gid *gid,
+			  u32 *qpn, u32 max);
 int softhca_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		      const struct ib_send_wr **bad_wr);
 int softhca_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,

@@ -159,13 +159,13 @@ void softhca_wire_gids(const struct sk_buff *skb, union ib_gid *sgid,
 	}
 }
 
-/* A UD packet (parsed, its ICRC good) for a QP of @sdev. */
-static void softhca_wire_rcv_ud(struct softhca_dev *sdev, struct sk_buff *skb,
-				const struct softhca_roce_pkt *pkt)
+/* A UD datagram for QP @qpn of @sdev; false: no UD QP by that number. */
+static bool softhca_wire_ud_to(struct softhca_dev *sdev, u32 qpn,
+			       const struct sk_buff *skb,
+			       const struct softhca_roce_pkt *pkt)
 {
 	const struct softhca_deth *deth = softhca_pkt_deth(pkt);
 	const struct softhca_immdt *immdt = softhca_pkt_immdt(pkt);
-	u32 qpn = softhca_bth_qpn(softhca_pkt_bth(pkt));
 	struct softhca_seg seg = {
 		.addr = (uintptr_t)softhca_pkt_payload(pkt),
 		.len = pkt->paylen,
@@ -175,41 +175,73 @@ static void softhca_wire_rcv_ud(struct softhca_dev *sdev, struct sk_buff *skb,
 	struct softhca_cursor src;
 	struct softhca_qp *qp;
 
-	if (!deth || !(pkt->mask & SOFTHCA_H_ONLY)) {
+	qp = softhca_qp_get(sdev, qpn);
+	if (!qp || !softhca_is_ud(qp->ibqp.qp_type)) {
+		if (qp)
+			softhca_qp_put(qp);
+		return false;
+	}
+	dest.qp = qp;
+	dest.sdev = sdev;
+	dest.dev = sdev->ibdev.index + 1;
+	dest.qpn = qpn;
+	dest.qkey = be32_to_cpu(deth->qkey);
+	softhca_wire_gids(skb, &dest.sgid, &dest.dgid);
+
+	softhca_cursor_init(&src, &seg, 1);
+	msg.src_qpn = softhca_deth_sqp(deth);
+	msg.src_qpt = IB_QPT_UD;
+	msg.opcode = immdt ? IB_UVERBS_WR_SEND_WITH_IMM : IB_UVERBS_WR_SEND;
+	msg.first = true;
+	msg.last = true;
+	msg.solicited = softhca_bth_se(softhca_pkt_bth(pkt));
+	msg.imm = immdt ? (__force u32)immdt->imm : 0;
+	msg.qkey = dest.qkey;
+	msg.len = pkt->paylen;
+	msg.total = pkt->paylen;
+	msg.data = &src;
+	softhca_resp_deliver(&dest, &msg);
+	softhca_mr_cache_drop(&dest.mr_cache);
+	if (msg.peer_err)
+		softhca_qp_error(qp, msg.peer_err);
+	softhca_qp_put(qp);
+	return true;
+}
+
+/*
+ * A datagram to a multicast group: to every QP of @sdev attached to the
+ * packet's destination (mcast.c), each with its own copy.
+ */
+static void softhca_wire_rcv_mcast(struct softhca_dev *sdev,
+				   const struct sk_buff *skb,
+				   const struct softhca_roce_pkt *pkt)
+{
+	u32 qpn[SOFTHCA_MAX_MCAST_QP];
+	union ib_gid sgid, dgid;
+	u32 i, n, got = 0;
+
+	softhca_wire_gids(skb, &sgid, &dgid);
+	n = softhca_mcast_members(sdev, &dgid, qpn, ARRAY_SIZE(qpn));
+	for (i = 0; i < n; i++)
+		got += softhca_wire_ud_to(sdev, qpn[i], skb, pkt);
+	if (!got)
+		softhca_count(sdev, SOFTHCA_CNT_RX_NO_QP);
+}
+
+/* A UD packet (parsed, its ICRC good) for a QP of @sdev or a group. */
+static void softhca_wire_rcv_ud(struct softhca_dev *sdev, struct sk_buff *skb,
+				const struct softhca_roce_pkt *pkt)
+{
+	u32 qpn = softhca_bth_qpn(softhca_pkt_bth(pkt));
+
+	if (!softhca_pkt_deth(pkt) || !(pkt->mask & SOFTHCA_H_ONLY)) {
 		softhca_count(sdev, SOFTHCA_CNT_RX_MALFORMED);
 		return;
 	}
-	qp = softhca_qp_get(sdev, qpn);
-	if (!qp || !softhca_is_ud(qp->ibqp.qp_type)) {
+	if (qpn == SOFTHCA_MCAST_QPN)
+		softhca_wire_rcv_mcast(sdev, skb, pkt);
+	else if (!softhca_wire_ud_to(sdev, qpn, skb, pkt))
 		softhca_count(sdev, SOFTHCA_CNT_RX_NO_QP);
-	} else {
-		dest.qp = qp;
-		dest.sdev = sdev;
-		dest.dev = sdev->ibdev.index + 1;
-		dest.qpn = qpn;
-		dest.qkey = be32_to_cpu(deth->qkey);
-		softhca_wire_gids(skb, &dest.sgid, &dest.dgid);
-
-		softhca_cursor_init(&src, &seg, 1);
-		msg.src_qpn = softhca_deth_sqp(deth);
-		msg.src_qpt = IB_QPT_UD;
-		msg.opcode = immdt ? IB_UVERBS_WR_SEND_WITH_IMM :
-				     IB_UVERBS_WR_SEND;
-		msg.first = true;
-		msg.last = true;
-		msg.solicited = softhca_bth_se(softhca_pkt_bth(pkt));
-		msg.imm = immdt ? (__force u32)immdt->imm : 0;
-		msg.qkey = dest.qkey;
-		msg.len = pkt->paylen;
-		msg.total = pkt->paylen;
-		msg.data = &src;
-		softhca_resp_deliver(&dest, &msg);
-		softhca_mr_cache_drop(&dest.mr_cache);
-		if (msg.peer_err)
-			softhca_qp_error(qp, msg.peer_err);
-	}
-	if (qp)
-		softhca_qp_put(qp);
 }
 
 /**
