@@ -151,9 +151,10 @@ static int softhca_dest_ah(struct softhca_qp *qp,
 {
 	struct softhca_dev *sdev = to_sdev(qp->ibqp.device);
 	struct softhca_ah *ah;
+	unsigned long flags;
 	int err = -EINVAL;
 
-	xa_lock_bh(&sdev->ahs);
+	xa_lock_irqsave(&sdev->ahs, flags);
 	ah = xa_load(&sdev->ahs, wqe->ud.ah_num);
 	if (ah && ah->ibah.pd == qp->ibqp.pd) {
 		*dev = ah->dest_dev;
@@ -161,7 +162,7 @@ static int softhca_dest_ah(struct softhca_qp *qp,
 		dest->dgid = ah->attr.grh.dgid;
 		err = 0;
 	}
-	xa_unlock_bh(&sdev->ahs);
+	xa_unlock_irqrestore(&sdev->ahs, flags);
 	return err;
 }
 
