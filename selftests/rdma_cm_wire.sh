@@ -84,20 +84,15 @@ cm() {
 	echo "NOTE: $name: softhca tx packets $(echo $tx0) -> $(echo $tx1)"
 }
 
-# mck NAME RNS RDEV RADDR SNS SDEV SADDR GROUP: Debian's mckey joins
-# GROUP with 2 QPs on RDEV (bound to RADDR, in namespace RNS) and waits
-# for 10 datagrams on each; another mckey on SDEV sends 10 to GROUP.
-# Both exit 0 with "return status 0"; the softhca ones among them sent
-# or received packets (counters).
-mck() {
+# mck_once NAME RNS RDEV RADDR SNS SDEV SADDR GROUP: Debian's mckey
+# joins GROUP with 2 QPs on RDEV (bound to RADDR, in namespace RNS) and
+# waits for 10 datagrams on each; another mckey on SDEV sends 10 to
+# GROUP.  Both must exit 0 with "return status 0".  Returns 2 when only
+# the receiver timed out (datagrams lost).
+mck_once() {
 	name=$1 rns=$2 rdev=$3 raddr=$4 sns=$5 sdev=$6 saddr=$7 group=$8
-	need mckey || return 77
-	for d in $rdev $sdev; do
-		case $d in rxe*) [ -z "$rxe_why" ] || { echo "SKIP: $rxe_why"; return 77; } ;; esac
-	done
-	rx0=$(case $rdev in shw*) hwc "$rdev" rx_packets ;; *) echo 0 ;; esac)
-	# shellcheck disable=SC2046
 	# stdbuf: mckey's "receiving" line must reach the file before its end.
+	# shellcheck disable=SC2046
 	inns "$rns" timeout "$T" $(wrap "$rdev") stdbuf -oL mckey -m "$group" -b "$raddr" -c 2 -C 10 \
 		> "$TMP/$name.rcv" 2>&1 &
 	rpid=$!
@@ -109,12 +104,34 @@ mck() {
 	src=$?
 	wait $rpid
 	rrc=$?
-	both_ok "return status 0" sender $src "$TMP/$name.snd" receiver $rrc "$TMP/$name.rcv" ||
-		return 1
-	case $rdev in
-	shw*) rx1=$(hwc "$rdev" rx_packets)
-	      [ "$rx1" -ge $((rx0 + 10)) ] || { echo "$rdev received $((rx1 - rx0)) packets"; return 1; }
-	      echo "NOTE: $name: $rdev received $((rx1 - rx0)) packets for 2 QPs x 10 datagrams" ;;
+	both_ok "return status 0" sender $src "$TMP/$name.snd" receiver $rrc "$TMP/$name.rcv" &&
+		return 0
+	[ $src = 0 ] && [ $rrc = 124 ] && return 2
+	return 1
+}
+
+# mck NAME ...: mck_once; a softhca receiver counted the packets.  An
+# rxe receiver on the debug kernel has lost datagrams (UD may; softhca
+# and rxe senders to softhca receivers have not): it gets a second run,
+# with a NOTE.
+mck() {
+	need mckey || return 77
+	for d in $3 $6; do
+		case $d in rxe*) [ -z "$rxe_why" ] || { echo "SKIP: $rxe_why"; return 77; } ;; esac
+	done
+	rx0=$(case $3 in shw*) hwc "$3" rx_packets ;; *) echo 0 ;; esac)
+	mck_once "$@" > "$TMP/mck.out"
+	rc=$?
+	if [ $rc = 2 ] && [ "${3#rxe}" != "$3" ]; then
+		echo "NOTE: $1: rxe's receiver missed datagrams, run again: $(tail -n 3 "$TMP/mck.out" | tr '\n' ' ')"
+		mck_once "$1" "$2" "$3" "$4" "$5" "$6" "$7" "$8" > "$TMP/mck.out"
+		rc=$?
+	fi
+	[ $rc = 0 ] || { cat "$TMP/mck.out"; return 1; }
+	case $3 in
+	shw*) rx1=$(hwc "$3" rx_packets)
+	      [ "$rx1" -ge $((rx0 + 10)) ] || { echo "$3 received $((rx1 - rx0)) packets"; return 1; }
+	      echo "NOTE: $1: $3 received $((rx1 - rx0)) packets for 2 QPs x 10 datagrams" ;;
 	esac
 }
 
