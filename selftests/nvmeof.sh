@@ -32,7 +32,8 @@ NQN=nqn.2026-11.org.softhca:nvmeof-test
 HOSTNQN=nqn.2026-11.org.softhca:nvmeof-host
 CFS=/sys/kernel/config/nvmet
 JOBS=4
-JOBSIZE=128M
+# A tenth on the debug kernel (lib.sh: scaled), several times slower.
+JOBSIZE=$(scaled 128)M
 
 need() {
 	command -v "$1" > /dev/null ||
