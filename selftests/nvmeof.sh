@@ -21,6 +21,8 @@
 # 80 s (about 3,500 write and 5,000 read IOPS), within the 2 minutes the
 # test may take; the rest of the test takes about 40 s.
 #
+# fio runs its jobs as threads: the debug kernel has no SysV shm.
+#
 # Then sh0 is deleted while fio runs: the host sees its queues fail and
 # tries to reconnect (ctrl_loss_tmo 5 s), I/O ends in errors, nothing
 # hangs; any splat fails the run in the harness.
@@ -110,7 +112,7 @@ fio_verify() {
 	need fio || return 77
 	dev=$(nsdev) || { echo "no namespace device"; return 1; }
 	t0=$(date +%s)
-	timeout 300 fio --name=nvmeof --filename="$dev" --direct=1 \
+	timeout 300 fio --name=nvmeof --filename="$dev" --direct=1 --thread \
 		--ioengine=libaio --rw=randwrite --bs=4k --iodepth=16 \
 		--numjobs=$JOBS --size=$JOBSIZE --offset_increment=$JOBSIZE \
 		--verify=crc32c --do_verify=1 --verify_fatal=1 \
@@ -134,7 +136,7 @@ disconnect() {
 delete_under_fio() {
 	need fio || return 77
 	dev=$(nsdev) || { echo "no namespace device"; return 1; }
-	timeout 120 fio --name=nvmeof-del --filename="$dev" --direct=1 \
+	timeout 120 fio --name=nvmeof-del --filename="$dev" --direct=1 --thread \
 		--ioengine=libaio --rw=randwrite --bs=4k --iodepth=16 \
 		--numjobs=2 --size=$JOBSIZE --time_based --runtime=100 \
 		> "$TMP/fio-del" 2>&1 &

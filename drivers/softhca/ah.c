@@ -12,6 +12,30 @@
 
 #include "engine.h"
 
+/*
+ * A non-sleepable create or destroy may come with IRQs off: ib_cm makes
+ * and frees its MADs' AHs under its cm_id spinlock (spin_lock_irq), as
+ * for nvme-rdma's connect.  Re-enabling BHs with IRQs off is a bug
+ * (__local_bh_enable_ip() warns), so the table's lock is taken with
+ * IRQs saved there: it is never taken in hard IRQ, and GFP_ATOMIC never
+ * makes __xa_alloc() drop it.
+ */
+static int softhca_ah_insert(struct softhca_dev *sdev, struct softhca_ah *ah,
+			     u32 flags)
+{
+	unsigned long irqflags;
+	int err;
+
+	if (flags & RDMA_CREATE_AH_SLEEPABLE)
+		return xa_alloc_bh(&sdev->ahs, &ah->ah_num, ah,
+				   XA_LIMIT(1, U32_MAX), GFP_KERNEL);
+	xa_lock_irqsave(&sdev->ahs, irqflags);
+	err = __xa_alloc(&sdev->ahs, &ah->ah_num, ah, XA_LIMIT(1, U32_MAX),
+			 GFP_ATOMIC);
+	xa_unlock_irqrestore(&sdev->ahs, irqflags);
+	return err;
+}
+
 int softhca_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
 		      struct ib_udata *udata)
 {
@@ -19,8 +43,6 @@ int softhca_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
 	struct softhca_create_ah_resp resp = {};
 	struct rdma_ah_attr *attr = init->ah_attr;
 	struct softhca_ah *ah = to_sah(ibah);
-	gfp_t gfp = (init->flags & RDMA_CREATE_AH_SLEEPABLE) ?
-		    GFP_KERNEL : GFP_ATOMIC;
 	int err;
 
 	if (attr->type != RDMA_AH_ATTR_TYPE_ROCE ||
@@ -39,7 +61,7 @@ int softhca_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
 	if (attr->grh.sgid_attr)
 		ah->sgid = attr->grh.sgid_attr->gid;
 	ah->dest_dev = softhca_dev_by_gid(&attr->grh.dgid, dev_net(sdev->ndev));
-	err = xa_alloc_bh(&sdev->ahs, &ah->ah_num, ah, XA_LIMIT(1, U32_MAX), gfp);
+	err = softhca_ah_insert(sdev, ah, init->flags);
 	if (err)
 		goto err_count;
 
@@ -68,8 +90,12 @@ int softhca_destroy_ah(struct ib_ah *ibah, u32 flags)
 {
 	struct softhca_dev *sdev = to_sdev(ibah->device);
 	struct softhca_ah *ah = to_sah(ibah);
+	unsigned long irqflags;
 
-	xa_erase_bh(&sdev->ahs, ah->ah_num);
+	/* IRQs may be off (see softhca_ah_insert()). */
+	xa_lock_irqsave(&sdev->ahs, irqflags);
+	__xa_erase(&sdev->ahs, ah->ah_num);
+	xa_unlock_irqrestore(&sdev->ahs, irqflags);
 	atomic_dec(&sdev->num_ahs);
 	return 0;
 }
