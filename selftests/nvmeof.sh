@@ -21,8 +21,6 @@
 # 80 s (about 3,500 write and 5,000 read IOPS), within the 2 minutes the
 # test may take; the rest of the test takes about 40 s.
 #
-# fio runs its jobs as threads: the debug kernel has no SysV shm.
-#
 # Then sh0 is deleted while fio runs: the host sees its queues fail and
 # tries to reconnect (ctrl_loss_tmo 5 s), I/O ends in errors, nothing
 # hangs; any splat fails the run in the harness.
@@ -112,17 +110,25 @@ fio_verify() {
 	need fio || return 77
 	dev=$(nsdev) || { echo "no namespace device"; return 1; }
 	t0=$(date +%s)
-	timeout 300 fio --name=nvmeof --filename="$dev" --direct=1 --thread \
+	timeout 300 fio --name=nvmeof --filename="$dev" --direct=1 \
 		--ioengine=libaio --rw=randwrite --bs=4k --iodepth=16 \
 		--numjobs=$JOBS --size=$JOBSIZE --offset_increment=$JOBSIZE \
 		--verify=crc32c --do_verify=1 --verify_fatal=1 \
 		--verify_state_save=0 \
 		--group_reporting > "$TMP/fio" 2>&1
 	rc=$?
+	no_shm "$TMP/fio" && return 77
 	[ $rc = 0 ] || { echo "fio exit $rc"; tail -30 "$TMP/fio"; dmesg | tail -20; return 1; }
 	grep -q "err= 0" "$TMP/fio" || { cat "$TMP/fio"; return 1; }
 	echo "NOTE: $JOBS x $JOBSIZE written and verified in $(( $(date +%s) - t0 )) s"
 	grep -E "^ +(write|read): IOPS" "$TMP/fio" | sed 's/^ */NOTE: /'
+}
+
+# fio keeps its job table in SysV shm, even with --thread; the debug
+# kernel has none: the fio points skip there, saying so.
+no_shm() {
+	grep -q "failed to setup shm segment" "$1" || return 1
+	echo "SKIP: fio needs SysV shm, which this kernel lacks"
 }
 
 disconnect() {
@@ -136,20 +142,22 @@ disconnect() {
 delete_under_fio() {
 	need fio || return 77
 	dev=$(nsdev) || { echo "no namespace device"; return 1; }
-	timeout 120 fio --name=nvmeof-del --filename="$dev" --direct=1 --thread \
+	timeout 120 fio --name=nvmeof-del --filename="$dev" --direct=1 \
 		--ioengine=libaio --rw=randwrite --bs=4k --iodepth=16 \
 		--numjobs=2 --size=$JOBSIZE --time_based --runtime=100 \
 		> "$TMP/fio-del" 2>&1 &
 	fpid=$!
 	sleep 5
+	no_shm "$TMP/fio-del" && return 77
 	kill -0 $fpid 2>/dev/null || { echo "fio ended early"; cat "$TMP/fio-del"; return 1; }
 	timeout 60 rdma link delete sh0 || { echo "link delete failed or hung"; return 1; }
 	wait $fpid
 	frc=$?
 	[ $frc != 124 ] || { echo "fio hung"; dmesg | tail -30; return 1; }
 	! dev_exists sh0 || { echo "sh0 still there"; return 1; }
-	# fio saw its I/O fail, or the host logged a reconnect attempt.
-	[ $frc != 0 ] || dmesg | grep -qE "nvme nvme[0-9]+: Reconnecting" ||
+	# fio saw its I/O fail (EIO), or the host logged a reconnect attempt.
+	grep -qE "err= *5/" "$TMP/fio-del" ||
+		dmesg | grep -qE "nvme nvme[0-9]+: Reconnecting" ||
 		{ echo "no I/O error, no reconnect attempt"; dmesg | tail -30; return 1; }
 	# The host gives up after ctrl_loss_tmo and removes the controller.
 	wait_for 30 sh -c '! ls /sys/block/nvme* > /dev/null 2>&1' ||
