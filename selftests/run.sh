@@ -19,12 +19,15 @@ export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 # over a minute), and its kills at random points are fuzz.sh's and
 # xrc.sh's there.  wire_uc.sh (UC on RoCEv2) has not had its first
 # debug-kernel run yet: Debian's kernel only until it has; so do
-# wire_rc.sh (too slow under KASAN and TCG unscaled) and rdma_cm_wire.sh
-# (the CM's kernel paths are rdma_cm.sh's).  failnth.sh needs the debug
-# kernel's fault injection: on Debian's it says so and skips its sweeps.
+# wire_rc.sh (too slow under KASAN and TCG unscaled), rdma_cm_wire.sh
+# (the CM's kernel paths are rdma_cm.sh's; one debug-kernel run of it
+# found the IRQs-off AH bug, ah.c) and nvmeof.sh (Debian's nvmet and
+# nvme-rdma over fast registration, about 90 s).  failnth.sh needs the
+# debug kernel's fault injection: on Debian's it says so and skips its
+# sweeps.
 default="kunit.sh module.sh link.sh port.sh verbs.sh cycles.sh objects.sh objects_life.sh datapath.sh xrc.sh wire.sh rdma_cm.sh fuzz.sh failnth.sh"
 [ "${SOFTHCA_SUITE:-stock}" = debug ] ||
-	default="$default wire_uc.sh wire_rc.sh rdma_cm_wire.sh kill.sh perf.sh dropin.sh perftest.sh"
+	default="$default wire_uc.sh wire_rc.sh rdma_cm_wire.sh nvmeof.sh kill.sh perf.sh dropin.sh perftest.sh"
 tests=${*:-$default}
 passed=0 failed=0 skipped=0
 echo

@@ -181,6 +181,13 @@ void softhca_copy_from_kernel(struct softhca_cursor *dst, const void *p,
 int softhca_mem_atomic(struct softhca_mr *mr, u64 addr, u8 opcode,
 		       u64 compare_add, u64 swap, u64 *orig);
 
+/* fastreg.c */
+u8 softhca_fastreg_reg(struct softhca_qp *qp, const struct softhca_send_wqe *w);
+u8 softhca_fastreg_local_inv(struct softhca_qp *qp, u32 key);
+int softhca_mr_invalidate(struct softhca_dev *sdev, struct ib_pd *pd, u32 key);
+void *softhca_fr_map(const struct softhca_mr *mr, u64 addr, u32 left,
+		     u32 *room);
+
 /* loopback.c */
 void softhca_devs_index_add(struct softhca_dev *sdev);
 void softhca_devs_index_del(struct softhca_dev *sdev);

@@ -25,6 +25,10 @@
  * addresses in a kernel consumer's SGEs are kernel virtual addresses,
  * covered by the PD's DMA MR (ib_alloc_pd() makes one; its lkey is the
  * PD's local_dma_lkey).  Inline data is copied from them here.
+ *
+ * Fast registration (fastreg.c) is for kernel QPs only: REG_MR,
+ * LOCAL_INV and SEND_WITH_INV are built here into the WQE fields wqe.h
+ * lists, and the engine accepts them only from a kernel ring.
  */
 #include <rdma/ib_verbs.h>
 
@@ -111,12 +115,28 @@ static int softhca_kwr_opcode(struct softhca_qp *qp, struct softhca_send_wqe *w,
 		w->compare_add = atomic_wr(wr)->compare_add;
 		w->swap = atomic_wr(wr)->swap;
 		break;
+	case IB_WR_SEND_WITH_INV:
+	case IB_WR_LOCAL_INV:
+		w->ctrl.imm_data = wr->ex.invalidate_rkey;
+		break;
+	case IB_WR_REG_MR:
+		/*
+		 * The MR goes by its key (the engine looks it up like any
+		 * key); its iova and length as they are now, when the WR
+		 * takes its place in the queue (wqe.h: the layout).
+		 */
+		w->rkey = reg_wr(wr)->key;
+		w->xrc_srqn = reg_wr(wr)->access;
+		w->remote_addr = reg_wr(wr)->mr->iova;
+		w->compare_add = reg_wr(wr)->mr->length;
+		break;
 	default:
-		/* LOCAL_INV, REG_MR, SEND_WITH_INV: no fast registration. */
 		return -EINVAL;
 	}
-	w->ctrl.opcode = wr->opcode;	/* IB_WR_* == IB_UVERBS_WR_* here */
-	if (!softhca_opcode_valid(qp->ibqp.qp_type, w->ctrl.opcode))
+	/* IB_WR_* == IB_UVERBS_WR_* here; REG_MR (0x20) fits the u8 too. */
+	w->ctrl.opcode = wr->opcode;
+	if (!softhca_opcode_valid(qp->ibqp.qp_type, w->ctrl.opcode) &&
+	    !softhca_kopcode_valid(qp->ibqp.qp_type, w->ctrl.opcode))
 		return -EINVAL;
 	if (wr->opcode == IB_WR_SEND_WITH_IMM ||
 	    wr->opcode == IB_WR_RDMA_WRITE_WITH_IMM)
@@ -141,6 +161,9 @@ static int softhca_kwr_send(struct softhca_qp *qp, struct softhca_send_wqe *w,
 	err = softhca_kwr_opcode(qp, w, wr);
 	if (err)
 		return err;
+	/* Local operations move no data. */
+	if (wr->opcode == IB_WR_REG_MR || wr->opcode == IB_WR_LOCAL_INV)
+		return wr->num_sge ? -EINVAL : 0;
 	if ((wr->send_flags & IB_SEND_INLINE) &&
 	    wr->opcode != IB_WR_RDMA_READ &&
 	    wr->opcode != IB_WR_ATOMIC_CMP_AND_SWP &&

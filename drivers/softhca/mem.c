@@ -6,7 +6,9 @@
  * registration) so that any byte is found in O(1): the byte at iova a
  * lives at offset (a - iova + first-page offset) of the MR's pages.  A
  * kernel DMA MR covers the kernel address space: its "iova" is the
- * address (ib_core's virtual DMA for a software device).
+ * address (ib_core's virtual DMA for a software device).  A fast-reg MR
+ * (fastreg.c) maps its iova the same way onto the kernel addresses of
+ * the pages its last REG_MR registered.
  *
  * The engine finds an MR by key with softhca_mr_get(), which checks the
  * whole key (index and key byte), the PD, the access rights and the
@@ -76,18 +78,18 @@ struct softhca_mr *softhca_mr_get(struct softhca_dev *sdev, u32 key,
 {
 	struct softhca_mr *mr;
 
+	/*
+	 * The key and the fields it covers are checked under the xarray's
+	 * lock, which a fast-reg MR's REG_MR and invalidation take to change
+	 * them (fastreg.c): the check sees one registration, whole.
+	 */
 	xa_lock_bh(&sdev->mrs);
 	mr = xa_load(&sdev->mrs, key >> 8);
-	if (mr && (mr->ibmr.lkey != key || !refcount_inc_not_zero(&mr->ref)))
+	if (mr && (READ_ONCE(mr->key) != key ||
+		   !softhca_mr_allows(mr, pd, access, addr, len) ||
+		   !refcount_inc_not_zero(&mr->ref)))
 		mr = NULL;
 	xa_unlock_bh(&sdev->mrs);
-	if (!mr)
-		return NULL;
-
-	if (!softhca_mr_allows(mr, pd, access, addr, len)) {
-		softhca_mr_put(mr);
-		return NULL;
-	}
 	return mr;
 }
 
@@ -119,7 +121,13 @@ struct softhca_mr *softhca_mr_get_cached(struct softhca_mr **cache,
 {
 	struct softhca_mr *mr = *cache;
 
-	if (mr && mr->ibmr.lkey == key && !READ_ONCE(mr->dead)) {
+	/*
+	 * The acquire pairs with REG_MR's release of @key (fastreg.c): the
+	 * fields checked after it are those of the registration the key
+	 * names.  An invalidated fast-reg MR has @key 0 and misses here;
+	 * its xarray lookup below fails the same way.
+	 */
+	if (mr && smp_load_acquire(&mr->key) == key && !READ_ONCE(mr->dead)) {
 		if (!softhca_mr_allows(mr, pd, access, addr, len))
 			return NULL;
 		refcount_inc(&mr->ref);
@@ -232,6 +240,8 @@ static void *softhca_seg_map(const struct softhca_seg *s, u32 off, u32 *room)
 	const struct softhca_mr *mr = s->mr;
 	u64 o;
 
+	if (mr && mr->fr)
+		return softhca_fr_map(mr, s->addr + off, s->len - off, room);
 	if (!mr || !mr->umem) {
 		*room = s->len - off;
 		return (void *)(uintptr_t)(s->addr + off);

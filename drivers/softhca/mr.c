@@ -23,7 +23,7 @@
 			   IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC | \
 			   IB_ACCESS_RELAXED_ORDERING)
 
-static int softhca_mr_check_access(int access)
+int softhca_mr_check_access(int access)
 {
 	/* Memory windows, zero-based and on-demand MRs are not offered. */
 	if (access & (IB_ACCESS_MW_BIND | IB_ZERO_BASED | IB_ACCESS_ON_DEMAND))
@@ -33,7 +33,7 @@ static int softhca_mr_check_access(int access)
 	return 0;
 }
 
-static struct softhca_mr *softhca_mr_alloc(struct softhca_dev *sdev)
+struct softhca_mr *softhca_mr_alloc(struct softhca_dev *sdev)
 {
 	struct softhca_mr *mr;
 
@@ -49,7 +49,10 @@ static struct softhca_mr *softhca_mr_alloc(struct softhca_dev *sdev)
 	return mr;
 }
 
-/* Publish @mr under a fresh key. */
+/*
+ * Publish @mr under a fresh key.  A fast-reg MR starts invalid (@key 0):
+ * its first REG_MR makes it valid.
+ */
 static int softhca_mr_insert(struct softhca_dev *sdev, struct softhca_mr *mr)
 {
 	u32 index, key;
@@ -63,15 +66,37 @@ static int softhca_mr_insert(struct softhca_dev *sdev, struct softhca_mr *mr)
 	key = (index << 8) | ((u32)atomic_inc_return(&sdev->key_gen) & 0xff);
 	mr->ibmr.lkey = key;
 	mr->ibmr.rkey = key;
+	mr->fr_key = key;
+	/* Lookups compare @key under the xarray's lock. */
+	xa_lock_bh(&sdev->mrs);
+	WRITE_ONCE(mr->key, mr->fr ? 0 : key);
+	xa_unlock_bh(&sdev->mrs);
 	return 0;
 }
 
 static void softhca_mr_free(struct softhca_dev *sdev, struct softhca_mr *mr)
 {
 	softhca_mr_pages_free(mr);
+	kvfree(mr->fr_pages);
 	ib_umem_release(mr->umem);
 	kfree(mr);
 	atomic_dec(&sdev->num_mrs);
+}
+
+/*
+ * The end of every registration: publish @mr under a fresh key, or, on
+ * an earlier error @err or a failed insert, free it.
+ */
+struct ib_mr *softhca_mr_finish(struct softhca_dev *sdev, struct softhca_mr *mr,
+				int err)
+{
+	if (!err)
+		err = softhca_mr_insert(sdev, mr);
+	if (err) {
+		softhca_mr_free(sdev, mr);
+		return ERR_PTR(err);
+	}
+	return &mr->ibmr;
 }
 
 /* A kernel consumer's MR over all of its address space. */
@@ -90,12 +115,7 @@ struct ib_mr *softhca_get_dma_mr(struct ib_pd *ibpd, int access)
 	mr->access = access;
 	mr->iova = 0;
 	mr->length = U64_MAX;
-	err = softhca_mr_insert(sdev, mr);
-	if (err) {
-		softhca_mr_free(sdev, mr);
-		return ERR_PTR(err);
-	}
-	return &mr->ibmr;
+	return softhca_mr_finish(sdev, mr, 0);
 }
 
 struct ib_mr *softhca_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
@@ -122,24 +142,18 @@ struct ib_mr *softhca_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 	if (IS_ERR(mr->umem)) {
 		err = PTR_ERR(mr->umem);
 		mr->umem = NULL;
-		goto err_free;
+		goto out;
 	}
 	err = softhca_mr_pages_init(mr);
 	if (err)
-		goto err_free;
+		goto out;
 	mr->access = access;
 	mr->iova = iova;
 	mr->length = length;
 	mr->ibmr.iova = iova;
 	mr->ibmr.length = length;
-	err = softhca_mr_insert(sdev, mr);
-	if (err)
-		goto err_free;
-	return &mr->ibmr;
-
-err_free:
-	softhca_mr_free(sdev, mr);
-	return ERR_PTR(err);
+out:
+	return softhca_mr_finish(sdev, mr, err);
 }
 
 /*
@@ -181,7 +195,7 @@ int softhca_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 	 * go of them); wait for the old references.
 	 */
 	WRITE_ONCE(mr->dead, true);
-	xa_erase_bh(&sdev->mrs, ibmr->lkey >> 8);
+	xa_erase_bh(&sdev->mrs, mr->fr_key >> 8);
 	softhca_mr_put(mr);
 	wait_for_completion(&mr->released);
 	softhca_mr_free(sdev, mr);

@@ -41,8 +41,11 @@ int softhca_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
 				 IB_DEVICE_SYS_IMAGE_GUID |
 				 IB_DEVICE_RC_RNR_NAK_GEN |
 				 IB_DEVICE_XRC |
-				 IB_DEVICE_SHUTDOWN_PORT;
+				 IB_DEVICE_SHUTDOWN_PORT |
+				 IB_DEVICE_MEM_MGT_EXTENSIONS;
 	attr->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
+	/* Fast registration: kernel QPs only (fastreg.c). */
+	attr->max_fast_reg_page_list_len = SOFTHCA_MAX_FAST_REG_PAGES;
 	attr->max_send_sge = lim->max_sge;
 	attr->max_recv_sge = lim->max_sge;
 	attr->max_sge_rd = lim->max_sge;

@@ -80,6 +80,10 @@ static u8 softhca_wc_opcode(u8 wr_opcode)
 		return IB_WC_COMP_SWAP;
 	case IB_UVERBS_WR_ATOMIC_FETCH_AND_ADD:
 		return IB_WC_FETCH_ADD;
+	case IB_WR_LOCAL_INV:
+		return IB_WC_LOCAL_INV;
+	case IB_WR_REG_MR:
+		return IB_WC_REG_MR;
 	default:
 		return IB_WC_SEND;
 	}
@@ -141,6 +145,7 @@ static int softhca_req_take(struct softhca_qp *qp, struct softhca_req_out *out)
 		.stride = qp->sq.ring.stride,
 		.max_sge = qp->sq.max_sge,
 		.max_inline = qp->sq.max_inline,
+		.kernel = !qp->is_user,
 	};
 	int posted, err;
 
@@ -308,6 +313,24 @@ static int softhca_req_resend(struct softhca_qp *qp,
 #define SOFTHCA_STEP_BYTES	16384
 
 /*
+ * REG_MR and LOCAL_INV (kernel QPs): carried out here, in the send
+ * queue's order, as one step.  Return: 1 when done, 0 on an error.
+ */
+static int softhca_req_local_op(struct softhca_qp *qp,
+				struct softhca_req_out *out)
+{
+	const struct softhca_send_wqe *w = qp->req.wqe;
+	u8 status;
+
+	if (w->ctrl.opcode == IB_WR_REG_MR)
+		status = softhca_fastreg_reg(qp, w);
+	else
+		status = softhca_fastreg_local_inv(qp, w->ctrl.imm_data);
+	softhca_req_retire(qp, status, out);
+	return status == IB_WC_SUCCESS;
+}
+
+/*
  * Run one chunk of the current WQE.  Return: the budget steps it cost
  * when progress was made, else 0.
  */
@@ -321,6 +344,8 @@ static int softhca_req_chunk(struct softhca_qp *qp, struct softhca_req_out *out)
 	u32 nseg, chunk;
 	int err;
 
+	if (w->ctrl.opcode == IB_WR_REG_MR || w->ctrl.opcode == IB_WR_LOCAL_INV)
+		return softhca_req_local_op(qp, out);
 	err = softhca_dest_get(qp, w, dest);
 	if (err == -ENOENT) {
 		/* UC and UD: a message nobody takes is lost, not failed. */
@@ -331,7 +356,12 @@ static int softhca_req_chunk(struct softhca_qp *qp, struct softhca_req_out *out)
 		softhca_req_no_answer(qp, out);
 		return 0;
 	}
-	if (err) {
+	/*
+	 * The RoCEv2 transport has no IETH yet: a SEND_WITH_INV to another
+	 * host fails cleanly instead of arriving as a plain SEND.
+	 */
+	if (err || (dest->tp == &softhca_wire &&
+		    w->ctrl.opcode == IB_WR_SEND_WITH_INV)) {
 		softhca_req_retire(qp, IB_WC_LOC_QP_OP_ERR, out);
 		return 0;
 	}

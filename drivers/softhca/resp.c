@@ -194,6 +194,11 @@ static void softhca_resp_complete(struct softhca_qp *qp, struct softhca_rx *rx,
 	    msg->opcode == IB_UVERBS_WR_SEND_WITH_IMM) {
 		cqe.wc_flags |= IB_WC_WITH_IMM;
 		cqe.imm_data = msg->imm;
+	} else if (msg->opcode == IB_UVERBS_WR_SEND_WITH_INV &&
+		   status == IB_WC_SUCCESS) {
+		/* wc->ex.invalidate_rkey: the same word, host order. */
+		cqe.wc_flags |= IB_WC_WITH_INVALIDATE;
+		cqe.imm_data = msg->imm;
 	}
 	qp->resp.busy = false;
 	/* An error completion is a solicited event too (IBA 11.4.2.2). */
@@ -304,6 +309,20 @@ static enum softhca_ack softhca_resp_send(struct softhca_dest *dest,
 	softhca_segs_put(qp->resp.segs, nseg);
 	qp->resp.offset += msg->len;
 
+	/*
+	 * SEND_WITH_INV: the rkey it carries (in @msg->imm) is invalidated
+	 * before the receive completes, so a consumer that sees the
+	 * completion finds the MR invalid (fastreg.c).  It must name a
+	 * fast-reg MR of the receive side's PD.
+	 */
+	if (msg->last && msg->opcode == IB_UVERBS_WR_SEND_WITH_INV &&
+	    softhca_mr_invalidate(to_sdev(qp->ibqp.device), rx->pd,
+				  msg->imm)) {
+		softhca_resp_complete(qp, rx, IB_WC_LOC_PROT_ERR, IB_WC_RECV, 0,
+				      msg, 0, 0);
+		return softhca_resp_nak(qp, msg, SOFTHCA_NAK_INV,
+					IB_EVENT_QP_REQ_ERR);
+	}
 	if (msg->last)
 		softhca_resp_complete(qp, rx, IB_WC_SUCCESS, IB_WC_RECV,
 				      qp->resp.offset + extra, msg,
@@ -437,6 +456,7 @@ static bool softhca_resp_takes_wqe(u8 opcode)
 {
 	return opcode == IB_UVERBS_WR_SEND ||
 	       opcode == IB_UVERBS_WR_SEND_WITH_IMM ||
+	       opcode == IB_UVERBS_WR_SEND_WITH_INV ||
 	       opcode == IB_UVERBS_WR_RDMA_WRITE_WITH_IMM;
 }
 
@@ -566,6 +586,7 @@ enum softhca_ack softhca_resp_deliver(struct softhca_dest *dest,
 	switch (msg->opcode) {
 	case IB_UVERBS_WR_SEND:
 	case IB_UVERBS_WR_SEND_WITH_IMM:
+	case IB_UVERBS_WR_SEND_WITH_INV:
 		ack = softhca_resp_send(dest, &rx, msg);
 		break;
 	case IB_UVERBS_WR_RDMA_WRITE:

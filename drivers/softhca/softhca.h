@@ -23,6 +23,7 @@
  *               and the flush to WR_FLUSH_ERR on entering ERR
  *   srq.c       shared receive queues (basic and XRC), srq_limit
  *   mr.c        memory regions and keys
+ *   fastreg.c   fast registration: alloc_mr, map_mr_sg, REG_MR, LOCAL_INV
  *   ah.c        address handles
  *   xrcd.c      XRC domains
  *   verbs.c     the ib_device_ops table
@@ -79,6 +80,8 @@ struct softhca_limits {
 
 /* Outstanding RDMA READ/atomic operations per QP, either direction. */
 #define SOFTHCA_MAX_RD_ATOMIC	16
+/* Pages a fast-reg MR may map (max_fast_reg_page_list_len). */
+#define SOFTHCA_MAX_FAST_REG_PAGES	512
 /* Largest QP, SRQ and MR numbers (24-bit on the wire). */
 #define SOFTHCA_MAX_NUM		0xffffff
 /* The destination QP number of a multicast datagram: never a QP's. */
@@ -542,7 +545,17 @@ static inline struct softhca_srq *to_ssrq(struct ib_srq *ibsrq)
  *	dereg waits for @released
  * @dead: dereg has begun: cached references let go of it (req.c)
  * @pages, @npages: the pinned pages in order (user MRs)
- * @page_off: offset of @iova in the first page
+ * @page_off: offset of @iova in the first page (user and fast-reg MRs)
+ * @key: the key the engine accepts; 0 while a fast-reg MR is invalid.
+ *	It is not ibmr.lkey: ib_update_fast_reg_key() changes that one in
+ *	the consumer's hands before its REG_MR executes.
+ * @fr: a fast-registration MR (alloc_mr), see fastreg.c; then:
+ * @fr_key: the key of its last registration (what LOCAL_INV names)
+ * @fr_pages: @fr_max page addresses: map_mr_sg fills them, REG_MR uses
+ *	them (kernel virtual addresses: ib_core's virtual DMA)
+ * @fr_npages, @fr_shift: what map_mr_sg mapped, the page size's log2
+ * @fr_map_off: offset of ibmr.iova in the first page, as mapped
+ * @page_shift: a fast-reg MR's registered page size, log2
  */
 struct softhca_mr {
 	struct ib_mr ibmr;
@@ -556,6 +569,15 @@ struct softhca_mr {
 	struct page **pages;
 	size_t npages;
 	u32 page_off;
+	u32 key;
+	bool fr;
+	u32 fr_key;
+	u64 *fr_pages;
+	u32 fr_max;
+	u32 fr_npages;
+	u32 fr_shift;
+	u32 fr_map_off;
+	u32 page_shift;
 };
 
 static inline struct softhca_mr *to_smr(struct ib_mr *ibmr)
@@ -710,6 +732,16 @@ struct ib_mr *softhca_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
 				    u64 length, u64 iova, int access,
 				    struct ib_pd *ibpd, struct ib_udata *udata);
 int softhca_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
+int softhca_mr_check_access(int access);
+struct softhca_mr *softhca_mr_alloc(struct softhca_dev *sdev);
+struct ib_mr *softhca_mr_finish(struct softhca_dev *sdev, struct softhca_mr *mr,
+				int err);
+
+/* fastreg.c */
+struct ib_mr *softhca_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
+			       u32 max_num_sg);
+int softhca_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
+		      unsigned int *sg_offset);
 
 /* ah.c */
 int softhca_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,

@@ -22,6 +22,7 @@ const struct ib_device_ops softhca_dev_ops = {
 	.device_group = &softhca_attr_group,
 
 	.alloc_hw_port_stats = softhca_alloc_hw_port_stats,
+	.alloc_mr = softhca_alloc_mr,
 	.alloc_pd = softhca_alloc_pd,
 	.alloc_ucontext = softhca_alloc_ucontext,
 	.alloc_xrcd = softhca_alloc_xrcd,
@@ -50,6 +51,7 @@ const struct ib_device_ops softhca_dev_ops = {
 	.fill_res_qp_entry = softhca_fill_res_qp_entry,
 	.fill_res_cq_entry = softhca_fill_res_cq_entry,
 	.fill_res_mr_entry = softhca_fill_res_mr_entry,
+	.map_mr_sg = softhca_map_mr_sg,
 	.mmap = softhca_mmap,
 	.mmap_free = softhca_mmap_free,
 	.modify_qp = softhca_modify_qp,

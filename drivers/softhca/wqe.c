@@ -77,10 +77,36 @@ bool softhca_opcode_valid(enum ib_qp_type qp_type, u8 opcode)
 	}
 }
 
+/*
+ * Opcodes only a kernel consumer posts: fast registration needs a
+ * consumer whose ring the kernel trusts (the REG_MR WQE is built by
+ * kverbs.c), and memory windows, which a process would invalidate with,
+ * are not offered.
+ */
+bool softhca_kopcode_valid(enum ib_qp_type qp_type, u8 opcode)
+{
+	switch (opcode) {
+	case IB_WR_LOCAL_INV:
+	case IB_WR_REG_MR:
+	case IB_WR_SEND_WITH_INV:
+		return qp_type == IB_QPT_RC || qp_type == IB_QPT_UC ||
+		       qp_type == IB_QPT_XRC_INI;
+	default:
+		return false;
+	}
+}
+
+/* A local operation: no data, no SGE, nothing inline. */
+static bool softhca_opcode_local(u8 opcode)
+{
+	return opcode == IB_WR_LOCAL_INV || opcode == IB_WR_REG_MR;
+}
+
 static bool softhca_opcode_inline_ok(u8 opcode)
 {
 	return opcode == IB_UVERBS_WR_SEND ||
 	       opcode == IB_UVERBS_WR_SEND_WITH_IMM ||
+	       opcode == IB_UVERBS_WR_SEND_WITH_INV ||
 	       opcode == IB_UVERBS_WR_RDMA_WRITE ||
 	       opcode == IB_UVERBS_WR_RDMA_WRITE_WITH_IMM;
 }
@@ -117,8 +143,15 @@ int softhca_send_wqe_check(const struct softhca_send_wqe *wqe,
 
 	if (c->reserved || (c->flags & ~SOFTHCA_WQE_F_ALL))
 		return -EINVAL;
-	if (!softhca_opcode_valid(b->qp_type, c->opcode))
+	if (!softhca_opcode_valid(b->qp_type, c->opcode) &&
+	    !(b->kernel && softhca_kopcode_valid(b->qp_type, c->opcode)))
 		return -EINVAL;
+	if (softhca_opcode_local(c->opcode)) {
+		if (c->num_sge || (c->flags & SOFTHCA_WQE_F_INLINE))
+			return -EINVAL;
+		*total_len = 0;
+		return 0;
+	}
 
 	if (c->flags & SOFTHCA_WQE_F_INLINE) {
 		if (!softhca_opcode_inline_ok(c->opcode) || c->num_sge ||
