@@ -172,6 +172,8 @@ static void softhca_qp_free_engine(struct softhca_qp *qp)
 	kfree(qp->req.segs);
 	kfree(qp->resp.wqe);
 	kfree(qp->resp.segs);
+	/* READ responses a chunk left behind (nothing queues them now). */
+	__skb_queue_purge(&qp->wire.rd_q);
 }
 
 /* Engine state of a new QP; its send queue starts unwatched. */
@@ -187,6 +189,7 @@ static void softhca_qp_init_engine(struct softhca_dev *sdev,
 	spin_lock_init(&qp->resp.lock);
 	spin_lock_init(&qp->wire.rx_lock);
 	spin_lock_init(&qp->wire.ack_lock);
+	__skb_queue_head_init(&qp->wire.rd_q);
 	hrtimer_init(&qp->retry_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
 	qp->retry_timer.function = softhca_req_retry_timer;
 	INIT_WORK(&qp->kflush_work, softhca_kflush_work);

@@ -24,11 +24,27 @@
  *
  * RDMA WRITE: the RETH is checked once at FIRST for the whole range
  * (wire_resp.c, softhca_wire_deliver()); a refused one is a remote
- * access NAK.  READ and atomic requests are refused (invalid request):
- * not carried on the wire yet.
+ * access NAK.  Atomic requests are refused (invalid request): not
+ * carried on the wire yet.
+ *
+ * RDMA READ: a READ REQUEST at the expected PSN is checked as resp.c
+ * checks one on this host (the QP takes READs at all: an invalid
+ * request NAK otherwise; the QP's remote-read right and the R_Key's
+ * MR, PD, rights and the whole range: a remote access NAK otherwise),
+ * moves the expected PSN by its span (softhca_rc_read_span(), one PSN
+ * per response packet) and counts as a message (MSN).  A duplicate READ
+ * (behind the expected PSN: the requester lost a response) is checked
+ * the same way and read again from the PSN and range it names; the
+ * expected PSN stays.  The responses, READ RESPONSE FIRST, MIDDLE...,
+ * LAST or ONLY with an AETH (ACK, the MSN) on the first and last, are
+ * built after rx_lock is dropped, straight from the MR (the reference
+ * taken by the check is held until the last is sent), in this softirq:
+ * a READ of several MiB from rxe is hundreds of packets sent from here
+ * (bounded by softhca_rc_read_span(); moving them to a work item is
+ * left to do).
  *
  * Counters: tx_acks, tx_naks, rx_duplicates, rx_psn_gaps (NAKed gaps),
- * rx_seq_drops (packets dropped behind a NAK).
+ * rx_seq_drops (packets dropped behind a NAK), tx_read_resps.
  *
  * Context: softirq.  Lock order: wire.rx_lock, then the responder's
  * (resp.lock, RQ/SRQ, CQ); answers are sent after rx_lock is dropped.
@@ -36,12 +52,21 @@
 #include "counters.h"
 #include "wire.h"
 
-/* An answer to send once rx_lock is dropped (syndrome 0: none). */
+/*
+ * An answer to send once rx_lock is dropped (syndrome 0: none): an
+ * ACKNOWLEDGE, or (@read) the responses to a READ.
+ */
 struct softhca_rc_reply {
 	bool send;
+	bool read;
 	u8 syndrome;
 	u32 psn;
 	u32 msn;
+	struct softhca_mr *rd_mr;	/* referenced; NULL: nothing to read */
+	u64 rd_va;
+	u32 rd_len;
+	u32 rd_npkts;
+	u32 rd_mtu;
 };
 
 static void softhca_rc_reply(struct softhca_rc_reply *r, u8 syndrome, u32 psn,
@@ -78,6 +103,48 @@ static void softhca_rc_send_reply(struct softhca_dev *sdev,
 	softhca_count(sdev, (r->syndrome & SOFTHCA_AETH_TYPE_MASK) ?
 		      SOFTHCA_CNT_TX_NAKS : SOFTHCA_CNT_TX_ACKS);
 	softhca_wire_xmit(sdev, &f, NULL, 0, &path);
+}
+
+/*
+ * The responses to a READ: @r->rd_npkts packets from @r->psn, straight
+ * from the MR.  Context: softirq, no lock held.
+ */
+static void softhca_rc_send_read(struct softhca_dev *sdev,
+				 struct softhca_qp *qp,
+				 struct softhca_rc_reply *r,
+				 const union ib_gid *sgid,
+				 const union ib_gid *dgid)
+{
+	u32 dqpn = READ_ONCE(qp->attr.dest_qp_num), left = r->rd_len, i, plen;
+	struct softhca_seg seg = {
+		.mr = r->rd_mr,
+		.addr = r->rd_va,
+		.len = r->rd_len,
+	};
+	struct softhca_roce_fields f = {
+		.pkey = SOFTHCA_ROCE_DEF_PKEY,
+		.dqpn = dqpn,
+		.syndrome = SOFTHCA_AETH_ACK | SOFTHCA_AETH_NO_CREDITS,
+		.msn = r->msn,
+	};
+	struct softhca_path path = {
+		.sgid = *sgid,
+		.dgid = *dgid,
+		.sport = softhca_seq_sport(qp->ibqp.qp_num, dqpn),
+	};
+	struct softhca_cursor src;
+
+	softhca_cursor_init(&src, &seg, r->rd_mr ? 1 : 0);
+	for (i = 0; i < r->rd_npkts; i++) {
+		plen = min(left, r->rd_mtu);
+		f.opcode = softhca_rc_read_op(i, r->rd_npkts);
+		f.psn = softhca_psn_add(r->psn, i);
+		softhca_wire_xmit(sdev, &f, &src, plen, &path);
+		left -= plen;
+	}
+	softhca_count_add(sdev, SOFTHCA_CNT_TX_READ_RESPS, r->rd_npkts);
+	if (r->rd_mr)
+		softhca_mr_put(r->rd_mr);
 }
 
 /* A NAK's syndrome for a responder's answer. */
@@ -138,6 +205,56 @@ static int softhca_rc_deliver(struct softhca_dev *sdev, struct softhca_qp *qp,
 	return msg.peer_err;
 }
 
+/*
+ * A READ REQUEST at the expected PSN, or (@dup) behind it.  Checked as
+ * resp.c checks a READ on this host; its responses are left in @r, with
+ * the MR referenced.  Called with rx_lock held.
+ * Return: the async event the QP must move to ERR with (0: none).
+ */
+static int softhca_rc_read(struct softhca_dev *sdev, struct softhca_qp *qp,
+			   const struct softhca_roce_pkt *pkt, u32 psn,
+			   bool dup, struct softhca_rc_reply *r)
+{
+	const struct softhca_reth *reth = softhca_pkt_reth(pkt);
+	struct ib_pd *pd = qp->srq ? qp->srq->ibsrq.pd : qp->ibqp.pd;
+	struct softhca_rc_rx *s = &qp->wire.rc;
+	u32 len, npkts;
+	u64 va;
+
+	/* The opcode table gives a READ REQUEST its RETH. */
+	len = be32_to_cpu(reth->len);
+	va = be64_to_cpu(reth->va);
+	npkts = softhca_rc_read_span(len, qp->wire.rx_mtu);
+	if (!npkts || !READ_ONCE(qp->attr.max_dest_rd_atomic)) {
+		softhca_rc_reply(r, softhca_rc_nak_syndrome(SOFTHCA_NAK_INV),
+				 psn, s->msn);
+		return IB_EVENT_QP_REQ_ERR;
+	}
+	if (!(READ_ONCE(qp->attr.qp_access_flags) & IB_ACCESS_REMOTE_READ))
+		goto access;
+	r->rd_mr = NULL;
+	if (len) {
+		r->rd_mr = softhca_mr_get(sdev, be32_to_cpu(reth->rkey), pd,
+					  IB_ACCESS_REMOTE_READ, va, len);
+		if (!r->rd_mr)
+			goto access;
+	}
+	if (!dup)
+		softhca_rc_rx_read(s, npkts);
+	r->read = true;
+	r->psn = psn;
+	r->msn = s->msn;
+	r->rd_va = va;
+	r->rd_len = len;
+	r->rd_npkts = npkts;
+	r->rd_mtu = qp->wire.rx_mtu;
+	return 0;
+access:
+	softhca_rc_reply(r, softhca_rc_nak_syndrome(SOFTHCA_NAK_ACCESS), psn,
+			 s->msn);
+	return IB_EVENT_QP_ACCESS_ERR;
+}
+
 /**
  * softhca_wire_rcv_rc - an RC request packet arrived for @sdev
  * @sdev: the device bound to the netdev it arrived on (held)
@@ -178,9 +295,16 @@ void softhca_wire_rcv_rc(struct softhca_dev *sdev, struct sk_buff *skb,
 	case SOFTHCA_RC_TAKE:
 		peer_err = softhca_rc_deliver(sdev, qp, pkt, psn, &r);
 		break;
+	case SOFTHCA_RC_READ:
+		peer_err = softhca_rc_read(sdev, qp, pkt, psn, false, &r);
+		break;
 	case SOFTHCA_RC_DUP:
 		softhca_count(sdev, SOFTHCA_CNT_RX_DUPLICATES);
-		if (softhca_bth_ackreq(bth))
+		/* A READ again: read again (its PSNs are behind us). */
+		if ((pkt->mask & SOFTHCA_H_READ) && !pkt->paylen)
+			peer_err = softhca_rc_read(sdev, qp, pkt, psn, true,
+						   &r);
+		else if (softhca_bth_ackreq(bth))
 			softhca_rc_reply(&r, SOFTHCA_AETH_ACK |
 					 SOFTHCA_AETH_NO_CREDITS,
 					 softhca_psn_add(s->epsn,
@@ -202,6 +326,8 @@ void softhca_wire_rcv_rc(struct softhca_dev *sdev, struct sk_buff *skb,
 		break;
 	}
 	spin_unlock(&w->rx_lock);
+	if (r.read)
+		softhca_rc_send_read(sdev, qp, &r, &dgid, &sgid);
 	if (r.send)
 		softhca_rc_send_reply(sdev, qp, &r, &dgid, &sgid);
 	if (peer_err)
