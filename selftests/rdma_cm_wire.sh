@@ -57,7 +57,10 @@ cm() {
 	wait $spid
 	src=$?
 	ok="return status 0"
-	case $srv in *rdma_server*) ok="end 0" ;; esac
+	case $srv in
+	*rdma_server*) ok="end 0" ;;
+	*rping*) ok="ping data" ;;	# -v: each ping's data (-V checked it)
+	esac
 	if [ $crc != 0 ] || [ $src != 0 ] || ! grep -q "$ok" "$TMP/$name.cli" ||
 	   ! grep -q "$ok" "$TMP/$name.srv"; then
 		echo "client exit $crc, server exit $src"
@@ -98,6 +101,15 @@ t "rdma_cm wire: udaddy rxe server, softhca client" \
 t "rdma_cm wire: udaddy softhca server, rxe client" \
 	cm ud_sh_rxe wns1 shw1 - rxe0 udaddy -b 10.77.0.2 -c 2 -C 20 -- \
 		udaddy -s 10.77.0.2 -c 2 -C 20
+t "rdma_cm wire: rping -C 20 -V softhca <-> softhca (RDMA READ, two namespaces)" \
+	cm rp_sh_sh wns2 shw2 wns3 shw3 rping -s -a 10.78.0.1 -C 20 -V -v -- \
+		rping -c -a 10.78.0.1 -C 20 -V -v
+t "rdma_cm wire: rping -C 20 -V rxe server, softhca client" \
+	cm rp_rxe_sh - rxe0 wns1 shw1 rping -s -a 10.77.0.1 -C 20 -V -v -- \
+		rping -c -a 10.77.0.1 -C 20 -V -v
+t "rdma_cm wire: rping -C 20 -V softhca server, rxe client" \
+	cm rp_sh_rxe wns1 shw1 - rxe0 rping -s -a 10.77.0.2 -C 20 -V -v -- \
+		rping -c -a 10.77.0.2 -C 20 -V -v
 t "rdma_cm wire: no process object left on the softhca devices" \
 	no_user_objects shw1 shw2 shw3
 teardown
