@@ -84,17 +84,18 @@ sum() {
 # (a veth in NS) sends while rc_check runs; the devices DEVS (softhca)
 # must have sent packets again.
 lossy() {
-	ns=$1 veth=$2 pct=$3 name=$4 devs=$5
+	# Not ns: inns() sets that one.
+	lns=$1 veth=$2 pct=$3 name=$4 devs=$5
 	shift 5
 	# shellcheck disable=SC2086
 	r0=$(sum tx_retransmits $devs) t0=$(sum ack_timeouts $devs)
 	q0=$(sum rx_naks_seq $devs) d0=$(sum rx_duplicates $devs)
-	inns "$ns" tc qdisc add dev "$veth" root netem loss "$pct%" ||
+	inns "$lns" tc qdisc add dev "$veth" root netem loss "$pct%" ||
 		{ echo "no netem here"; return 1; }
 	${chk:-rc_check} "$name" "$@"
 	rc=$?
-	drops=$(inns "$ns" tc -s qdisc show dev "$veth" | awk '/dropped/ { print $0; exit }')
-	inns "$ns" tc qdisc del dev "$veth" root 2>/dev/null
+	drops=$(inns "$lns" tc -s qdisc show dev "$veth" | awk '/dropped/ { print $0; exit }')
+	inns "$lns" tc qdisc del dev "$veth" root
 	[ $rc = 0 ] || return 1
 	# shellcheck disable=SC2086
 	r=$(($(sum tx_retransmits $devs) - r0)) t=$(($(sum ack_timeouts $devs) - t0))

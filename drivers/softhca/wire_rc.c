@@ -38,8 +38,10 @@
  * the QP (rd_q, at most the chunk's packets: the PSN range bounds it),
  * and records ACK when the last arrives.  The requester's next visit,
  * holding its MR references again, copies the queued payload into
- * msg->data.  A response ahead of the one expected (one was lost), or
- * a misshapen one, records SOFTHCA_RESEND at once; so does the timer.
+ * msg->data.  A response ahead of the one expected once one was taken
+ * (one was lost), or a misshapen one, records SOFTHCA_RESEND at once;
+ * so does the timer.  Ahead with none taken is the tail of an earlier
+ * transmission's responses and ignored (softhca_rc_read_resp()).
  * The responses taken in order are then kept (msg->acked) and the READ
  * goes again for the rest of the chunk, from the first PSN missing:
  * the responder reads again what a duplicate READ asks.  A NAK (the

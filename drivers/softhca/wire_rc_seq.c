@@ -146,6 +146,7 @@ u8 softhca_rc_read_op(u32 i, u32 n)
  * @first: the PSN of the READ in flight
  * @next: the PSN after its last response
  * @expect: the PSN of the response expected next, in [@first, @next)
+ *	(@first: none taken yet)
  * @psn: the packet's PSN
  * @opcode: its BTH opcode
  * @paylen: its payload bytes
@@ -166,8 +167,15 @@ enum softhca_rc_rd_verdict softhca_rc_read_resp(u32 first, u32 next,
 
 	if (!softhca_psn_in(first, next, psn) || i < e)
 		return SOFTHCA_RC_RD_STALE;
+	/*
+	 * Ahead, before any response of this READ was taken: the tail of
+	 * an earlier transmission's responses (the READ went again from
+	 * a PSN it lost), not a loss in this one; a lost first response is
+	 * the timer's.  Answering it would send the READ again for every
+	 * packet of that tail, each a retry without progress.
+	 */
 	if (i > e)
-		return SOFTHCA_RC_RD_GAP;
+		return e ? SOFTHCA_RC_RD_GAP : SOFTHCA_RC_RD_STALE;
 	if (opcode != softhca_rc_read_op(i, n))
 		return SOFTHCA_RC_RD_BAD;
 	want = i == n - 1 ? (u64)len - (u64)i * mtu : mtu;

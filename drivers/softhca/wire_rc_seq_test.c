@@ -282,10 +282,17 @@ static void read_responses(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, softhca_rc_read_resp(f, n, f, 1, mid, MTU,
 						   len, MTU),
 			SOFTHCA_RC_RD_STALE);
-	/* Ahead: one was lost. */
+	/* Ahead after one was taken: one was lost. */
+	KUNIT_EXPECT_EQ(test, softhca_rc_read_resp(f, n, 0xffffff, 0, last,
+						   MTU / 2, len, MTU),
+			SOFTHCA_RC_RD_GAP);
+	/*
+	 * Ahead with none taken: an earlier transmission's tail (the READ
+	 * went again from 0xfffffe), left to the timer.
+	 */
 	KUNIT_EXPECT_EQ(test, softhca_rc_read_resp(f, n, f, 0, last, MTU / 2,
 						   len, MTU),
-			SOFTHCA_RC_RD_GAP);
+			SOFTHCA_RC_RD_STALE);
 	/* Wrong opcode, or wrong length for its place. */
 	KUNIT_EXPECT_EQ(test, softhca_rc_read_resp(f, n, 0xffffff, 0xffffff,
 						   last, MTU, len, MTU),
