@@ -411,6 +411,11 @@ struct softhca_resp {
  *	RESPONSE packets, queued on @rd_q
  * @rd_next: the PSN of the READ RESPONSE expected next
  * @rd_len, @rd_mtu: the bytes the READ asked for, the path MTU it used
+ * @tx_lock: RC responder: guards @tx_jobs (softirq and the worker)
+ * @tx_jobs: answers the responder left to @tx_work, in order: a long
+ *	READ's responses, and every answer behind one (an answer never
+ *	overtakes an earlier one)
+ * @tx_work: sends @tx_jobs in process context (wire_rc_resp.c)
  * @rd_q: the READ RESPONSE packets taken, in PSN order, at most the
  *	chunk's (its PSN range bounds them); the completer queues them,
  *	the requester's next visit copies their payload into its buffer
@@ -446,6 +451,9 @@ struct softhca_wire_qp {
 	u32 rd_len;
 	u32 rd_mtu;
 	struct sk_buff_head rd_q;
+	spinlock_t tx_lock;	/* see above */
+	struct list_head tx_jobs;
+	struct work_struct tx_work;
 };
 
 /**

@@ -38,19 +38,32 @@
  * expected PSN stays.  The responses, READ RESPONSE FIRST, MIDDLE...,
  * LAST or ONLY with an AETH (ACK, the MSN) on the first and last, are
  * built after rx_lock is dropped, straight from the MR (the reference
- * taken by the check is held until the last is sent), in this softirq:
- * a READ of several MiB from rxe is hundreds of packets sent from here
- * (bounded by softhca_rc_read_span(); moving them to a work item is
- * left to do).
+ * taken by the check is held until the last is sent).  A READ of up to
+ * SOFTHCA_RC_RD_INLINE packets is answered from this softirq; a longer
+ * one (rxe asks for several MiB in one READ) goes to the QP's worker
+ * (wire.tx_work, process context, BHs off per batch of packets and
+ * cond_resched() between batches), and so does every answer behind it
+ * until the worker has sent it: answers leave in the order of the
+ * requests (a requester takes an ACK past a READ it is waiting for as
+ * a sign the READ's responses were lost).  dereg_mr of the MR waits
+ * for the worker to be done with it.
  *
  * Counters: tx_acks, tx_naks, rx_duplicates, rx_psn_gaps (NAKed gaps),
- * rx_seq_drops (packets dropped behind a NAK), tx_read_resps.
+ * rx_seq_drops (packets dropped behind a NAK), tx_read_resps, tx_drops
+ * (an answer with no memory to queue it: as if lost).
  *
  * Context: softirq.  Lock order: wire.rx_lock, then the responder's
  * (resp.lock, RQ/SRQ, CQ); answers are sent after rx_lock is dropped.
  */
+#include <linux/slab.h>
+
 #include "counters.h"
 #include "wire.h"
+
+/* READ responses sent from the receive softirq at most; more: the worker. */
+#define SOFTHCA_RC_RD_INLINE	16
+/* Packets the worker sends with BHs off before it may reschedule. */
+#define SOFTHCA_RC_TX_BATCH	32
 
 /*
  * An answer to send once rx_lock is dropped (syndrome 0: none): an
@@ -67,6 +80,15 @@ struct softhca_rc_reply {
 	u32 rd_len;
 	u32 rd_npkts;
 	u32 rd_mtu;
+	u32 rd_sent;			/* responses sent so far */
+	union ib_gid sgid;		/* ours */
+	union ib_gid dgid;		/* the peer's */
+};
+
+/* An answer left to the worker (wire.tx_jobs). */
+struct softhca_rc_job {
+	struct list_head node;
+	struct softhca_rc_reply r;
 };
 
 static void softhca_rc_reply(struct softhca_rc_reply *r, u8 syndrome, u32 psn,
@@ -81,9 +103,7 @@ static void softhca_rc_reply(struct softhca_rc_reply *r, u8 syndrome, u32 psn,
 /* Send an ACKNOWLEDGE to the QP's peer.  Context: softirq, no lock held. */
 static void softhca_rc_send_reply(struct softhca_dev *sdev,
 				  struct softhca_qp *qp,
-				  const struct softhca_rc_reply *r,
-				  const union ib_gid *sgid,
-				  const union ib_gid *dgid)
+				  const struct softhca_rc_reply *r)
 {
 	u32 dqpn = READ_ONCE(qp->attr.dest_qp_num);
 	struct softhca_roce_fields f = {
@@ -95,8 +115,8 @@ static void softhca_rc_send_reply(struct softhca_dev *sdev,
 		.msn = r->msn,
 	};
 	struct softhca_path path = {
-		.sgid = *sgid,
-		.dgid = *dgid,
+		.sgid = r->sgid,
+		.dgid = r->dgid,
 		.sport = softhca_seq_sport(qp->ibqp.qp_num, dqpn),
 	};
 
@@ -106,16 +126,15 @@ static void softhca_rc_send_reply(struct softhca_dev *sdev,
 }
 
 /*
- * The responses to a READ: @r->rd_npkts packets from @r->psn, straight
- * from the MR.  Context: softirq, no lock held.
+ * The responses to a READ: @max more of its @r->rd_npkts packets from
+ * @r->psn, straight from the MR, which is let go with the last.
+ * Return: true once the last is sent.  Context: BHs off, no lock held.
  */
-static void softhca_rc_send_read(struct softhca_dev *sdev,
+static bool softhca_rc_send_read(struct softhca_dev *sdev,
 				 struct softhca_qp *qp,
-				 struct softhca_rc_reply *r,
-				 const union ib_gid *sgid,
-				 const union ib_gid *dgid)
+				 struct softhca_rc_reply *r, u32 max)
 {
-	u32 dqpn = READ_ONCE(qp->attr.dest_qp_num), left = r->rd_len, i, plen;
+	u32 dqpn = READ_ONCE(qp->attr.dest_qp_num), i, plen, end, left;
 	struct softhca_seg seg = {
 		.mr = r->rd_mr,
 		.addr = r->rd_va,
@@ -128,23 +147,135 @@ static void softhca_rc_send_read(struct softhca_dev *sdev,
 		.msn = r->msn,
 	};
 	struct softhca_path path = {
-		.sgid = *sgid,
-		.dgid = *dgid,
+		.sgid = r->sgid,
+		.dgid = r->dgid,
 		.sport = softhca_seq_sport(qp->ibqp.qp_num, dqpn),
 	};
 	struct softhca_cursor src;
 
 	softhca_cursor_init(&src, &seg, r->rd_mr ? 1 : 0);
-	for (i = 0; i < r->rd_npkts; i++) {
+	softhca_cursor_skip(&src, (u64)r->rd_sent * r->rd_mtu);
+	left = r->rd_len - min_t(u64, r->rd_len, (u64)r->rd_sent * r->rd_mtu);
+	end = r->rd_npkts - r->rd_sent > max ? r->rd_sent + max : r->rd_npkts;
+	for (i = r->rd_sent; i < end; i++) {
 		plen = min(left, r->rd_mtu);
 		f.opcode = softhca_rc_read_op(i, r->rd_npkts);
 		f.psn = softhca_psn_add(r->psn, i);
 		softhca_wire_xmit(sdev, &f, &src, plen, &path);
 		left -= plen;
 	}
-	softhca_count_add(sdev, SOFTHCA_CNT_TX_READ_RESPS, r->rd_npkts);
+	softhca_count_add(sdev, SOFTHCA_CNT_TX_READ_RESPS, end - r->rd_sent);
+	r->rd_sent = end;
+	if (end < r->rd_npkts)
+		return false;
 	if (r->rd_mr)
 		softhca_mr_put(r->rd_mr);
+	r->rd_mr = NULL;
+	return true;
+}
+
+/*
+ * Send what @r holds, @max READ responses at most.  Return: true once
+ * all of it is sent.  Context: BHs off, no lock held.
+ */
+static bool softhca_rc_send(struct softhca_dev *sdev, struct softhca_qp *qp,
+			    struct softhca_rc_reply *r, u32 max)
+{
+	if (r->read && !softhca_rc_send_read(sdev, qp, r, max))
+		return false;
+	if (r->send)
+		softhca_rc_send_reply(sdev, qp, r);
+	return true;
+}
+
+/*
+ * The answer to a request, once rx_lock is dropped: sent from here, or
+ * left to the worker when it is a long READ or the worker has answers
+ * still to send (they go first).  Context: softirq.
+ */
+static void softhca_rc_answer_out(struct softhca_dev *sdev,
+				  struct softhca_qp *qp,
+				  struct softhca_rc_reply *r)
+{
+	struct softhca_wire_qp *w = &qp->wire;
+	struct softhca_rc_job *job;
+
+	spin_lock(&w->tx_lock);
+	if (list_empty(&w->tx_jobs) &&
+	    (!r->read || r->rd_npkts <= SOFTHCA_RC_RD_INLINE)) {
+		spin_unlock(&w->tx_lock);
+		softhca_rc_send(sdev, qp, r, U32_MAX);
+		return;
+	}
+	job = kmalloc(sizeof(*job), GFP_ATOMIC);
+	if (!job) {
+		spin_unlock(&w->tx_lock);
+		/* As if lost: the requester asks again. */
+		if (r->rd_mr)
+			softhca_mr_put(r->rd_mr);
+		softhca_count(sdev, SOFTHCA_CNT_TX_DROPS);
+		return;
+	}
+	job->r = *r;
+	list_add_tail(&job->node, &w->tx_jobs);
+	spin_unlock(&w->tx_lock);
+	queue_work(system_wq, &w->tx_work);
+}
+
+/**
+ * softhca_wire_rc_tx_work - send the answers the responder left
+ * @work: the QP's wire.tx_work
+ *
+ * A job leaves the list once sent whole, so an answer arriving
+ * meanwhile queues behind it.  Runs while the QP exists: destroy_qp
+ * cancels it once no packet can reach the QP.
+ *
+ * Context: process (system_wq).
+ */
+void softhca_wire_rc_tx_work(struct work_struct *work)
+{
+	struct softhca_qp *qp = container_of(work, struct softhca_qp,
+					     wire.tx_work);
+	struct softhca_dev *sdev = to_sdev(qp->ibqp.device);
+	struct softhca_wire_qp *w = &qp->wire;
+	struct softhca_rc_job *job;
+	bool done;
+
+	for (;;) {
+		spin_lock_bh(&w->tx_lock);
+		job = list_first_entry_or_null(&w->tx_jobs,
+					       struct softhca_rc_job, node);
+		spin_unlock_bh(&w->tx_lock);
+		if (!job)
+			return;
+		/* Only this worker takes jobs off: @job stays first. */
+		local_bh_disable();
+		done = READ_ONCE(qp->dying) ||
+		       softhca_rc_send(sdev, qp, &job->r, SOFTHCA_RC_TX_BATCH);
+		local_bh_enable();
+		if (done) {
+			spin_lock_bh(&w->tx_lock);
+			list_del(&job->node);
+			spin_unlock_bh(&w->tx_lock);
+			if (job->r.rd_mr)
+				softhca_mr_put(job->r.rd_mr);
+			kfree(job);
+		}
+		cond_resched();
+	}
+}
+
+/* The answers left unsent (destroy_qp, the worker cancelled). */
+void softhca_wire_rc_tx_drop(struct softhca_qp *qp)
+{
+	struct softhca_rc_job *job, *tmp;
+
+	list_for_each_entry_safe(job, tmp, &qp->wire.tx_jobs, node) {
+		list_del(&job->node);
+		if (job->r.rd_mr)
+			softhca_mr_put(job->r.rd_mr);
+		kfree(job);
+	}
 }
 
 /* A NAK's syndrome for a responder's answer. */
@@ -326,10 +457,12 @@ void softhca_wire_rcv_rc(struct softhca_dev *sdev, struct sk_buff *skb,
 		break;
 	}
 	spin_unlock(&w->rx_lock);
-	if (r.read)
-		softhca_rc_send_read(sdev, qp, &r, &dgid, &sgid);
-	if (r.send)
-		softhca_rc_send_reply(sdev, qp, &r, &dgid, &sgid);
+	if (r.read || r.send) {
+		/* Back to where it came from. */
+		r.sgid = dgid;
+		r.dgid = sgid;
+		softhca_rc_answer_out(sdev, qp, &r);
+	}
 	if (peer_err)
 		softhca_qp_error(qp, peer_err);
 out:
