@@ -7,8 +7,8 @@
 # wns2, shw3 in wns3) and softhca <-> rdma_rxe both ways (rxe0 in the
 # initial namespace, shw1 in wns1), with Debian's unmodified
 # rdmacm-utils: ucmatose (RC SENDs), udaddy (UD), rdma_server and
-# rdma_client.  Programs on softhca run under softhca-run.  rping needs
-# RDMA READ on the wire, which softhca's RC does not do yet: not here.
+# rdma_client, rping -V (RDMA READ and WRITE, the data checked).
+# Programs on softhca run under softhca-run.
 # Each point checks that QP1 of the softhca devices involved sent and
 # received packets on the wire (hw_counters), so that the CM exchange
 # is known to have crossed it.
