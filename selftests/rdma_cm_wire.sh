@@ -7,10 +7,9 @@
 # wns2, shw3 in wns3) and softhca <-> rdma_rxe both ways (rxe0 in the
 # initial namespace, shw1 in wns1), with Debian's unmodified
 # rdmacm-utils: ucmatose (RC SENDs), udaddy (UD), rdma_server and
-# rdma_client, and mckey (UD multicast: rdma_cm joins the group, the
-# datagrams go to its IP multicast address).  Programs on softhca run
-# under softhca-run.  rping needs
-# RDMA READ on the wire, which softhca's RC does not do yet: not here.
+# rdma_client, rping -V (RDMA READ and WRITE, the data checked), and
+# mckey (UD multicast: rdma_cm joins the group, the datagrams go to its
+# IP multicast address).  Programs on softhca run under softhca-run.
 # Each point checks that QP1 of the softhca devices involved sent and
 # received packets on the wire (hw_counters), so that the CM exchange
 # is known to have crossed it.
@@ -71,7 +70,10 @@ cm() {
 	wait $spid
 	src=$?
 	ok="return status 0"
-	case $srv in *rdma_server*) ok="end 0" ;; esac
+	case $srv in
+	*rdma_server*) ok="end 0" ;;
+	*rping*) ok="ping data" ;;	# -v: each ping's data (-V checked it)
+	esac
 	both_ok "$ok" client $crc "$TMP/$name.cli" server $src "$TMP/$name.srv" || return 1
 	tx1=$(for d in $sdev $cdev; do case $d in shw*) hwc "$d" tx_packets ;; esac; done)
 	rx1=$(for d in $sdev $cdev; do case $d in shw*) hwc "$d" rx_packets ;; esac; done)
@@ -157,6 +159,15 @@ t "rdma_cm wire: udaddy rxe server, softhca client" \
 t "rdma_cm wire: udaddy softhca server, rxe client" \
 	cm ud_sh_rxe wns1 shw1 - rxe0 udaddy -b 10.77.0.2 -c 2 -C 20 -- \
 		udaddy -s 10.77.0.2 -c 2 -C 20
+t "rdma_cm wire: rping -C 20 -V softhca <-> softhca (RDMA READ, two namespaces)" \
+	cm rp_sh_sh wns2 shw2 wns3 shw3 rping -s -a 10.78.0.1 -C 20 -V -v -- \
+		rping -c -a 10.78.0.1 -C 20 -V -v
+t "rdma_cm wire: rping -C 20 -V rxe server, softhca client" \
+	cm rp_rxe_sh - rxe0 wns1 shw1 rping -s -a 10.77.0.1 -C 20 -V -v -- \
+		rping -c -a 10.77.0.1 -C 20 -V -v
+t "rdma_cm wire: rping -C 20 -V softhca server, rxe client" \
+	cm rp_sh_rxe wns1 shw1 - rxe0 rping -s -a 10.77.0.2 -C 20 -V -v -- \
+		rping -c -a 10.77.0.2 -C 20 -V -v
 t "rdma_cm wire: mckey softhca -> softhca (UD multicast, 2 QPs joined)" \
 	mck mc_sh_sh wns3 shw3 10.78.0.2 wns2 shw2 10.78.0.1 224.1.2.3
 t "rdma_cm wire: mckey softhca -> rxe" \

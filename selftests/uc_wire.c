@@ -13,6 +13,12 @@
  * -W (RC, ping-pong, server): the server posts its first receives 300 ms
  * after both sides are connected, so the client's first SENDs meet RNR
  * NAKs and go again until they are taken.
+ * -D (RC): RDMA READ: the server registers a source of SIZE bytes
+ * (remote read) filled with its pattern; the client READs from it at
+ * sizes 0 to SIZE (the edges around the MTU, the chunk, and ITERS
+ * random ones), each from a random offset into a random layout of 1 to
+ * 4 SGEs in its own buffer, and checks every byte, and that nothing
+ * around the SGEs was written.
  * -E (RC): the dead peer: the server destroys its QP once connected,
  * the client's SEND must then complete with RETRY_EXC_ERR (and within
  * the retries' time, not hang).
@@ -65,7 +71,7 @@ struct dest {
 
 static struct {
 	const char *dev, *host;
-	int gidx, port, iters, stream, lost, rc, dead, rnr;
+	int gidx, port, iters, stream, lost, rc, dead, rnr, read;
 	uint32_t size, psn;
 } o = { .port = 18800, .size = 64, .iters = 100, .lost = -1, .psn = 0x100 };
 
@@ -472,6 +478,112 @@ static void stream_server(void)
 	free(got);
 }
 
+/* -D: READ's source, its MR, and the client's target (guards around). */
+#define RD_SLACK	4096
+#define RD_GUARD	0xee
+static uint8_t *rd_buf;
+static struct ibv_mr *rd_mr;
+
+static size_t rd_bytes(void)
+{
+	return ((size_t)o.size + 2 * RD_SLACK + 4095) / 4096 * 4096;
+}
+
+/* One READ of @len bytes from the server's source at @roff, checked. */
+static void read_one(const struct dest *peer, uint32_t len, uint32_t roff)
+{
+	struct ibv_sge sge[4];
+	struct ibv_send_wr wr = {
+		.wr_id = 7, .sg_list = sge, .opcode = IBV_WR_RDMA_READ,
+		.send_flags = IBV_SEND_SIGNALED,
+	}, *bad;
+	uint32_t cut[5], doff = (uint32_t)(rand() % RD_SLACK), left = len;
+	int n = 1 + rand() % 4, i;
+	struct ibv_wc wc;
+	size_t k, j;
+
+	/* A random layout: @n pieces, gaps of up to 64 bytes between. */
+	memset(rd_buf, RD_GUARD, rd_bytes());
+	wr.num_sge = 0;
+	for (i = 0; i < n && (left || !i); i++) {
+		cut[i] = i == n - 1 ? left : (uint32_t)(rand() % (left + 1));
+		left -= cut[i];
+		if (!cut[i] && len)
+			continue;
+		if (len) {
+			sge[wr.num_sge].addr = (uintptr_t)rd_buf + doff;
+			sge[wr.num_sge].length = cut[i];
+			sge[wr.num_sge].lkey = rd_mr->lkey;
+			wr.num_sge++;
+		}
+		doff += cut[i] + (uint32_t)(rand() % 64);
+	}
+	if (doff > rd_bytes())
+		die("READ layout");
+	wr.wr.rdma.remote_addr = peer->addr + roff;
+	wr.wr.rdma.rkey = peer->rkey;
+	if (ibv_post_send(qp, &wr, &bad))
+		die("post READ");
+	if (!poll_one(&wc, 60000)) {
+		fprintf(stderr, "uc_wire: READ of %u bytes: no completion\n", len);
+		exit(1);
+	}
+	if (wc.opcode != IBV_WC_RDMA_READ || wc.byte_len != len) {
+		fprintf(stderr, "uc_wire: READ of %u bytes: opcode %d byte_len %u\n",
+			len, wc.opcode, wc.byte_len);
+		exit(1);
+	}
+	/* Every byte where the SGEs said, the guard bytes elsewhere. */
+	for (k = 0, j = roff, i = 0; i < wr.num_sge; i++) {
+		const uint8_t *p = (const uint8_t *)(uintptr_t)sge[i].addr;
+		size_t m;
+
+		for (; k < (size_t)(p - rd_buf); k++)
+			if (rd_buf[k] != RD_GUARD)
+				goto bad_guard;
+		for (m = 0; m < sge[i].length; m++, j++, k++)
+			if (p[m] != pat(0, 5, 1, j)) {
+				fprintf(stderr, "uc_wire: READ of %u at %u: byte %zu is 0x%02x, not 0x%02x\n",
+					len, roff, j - roff, p[m], pat(0, 5, 1, j));
+				exit(1);
+			}
+	}
+	for (; k < rd_bytes(); k++)
+		if (rd_buf[k] != RD_GUARD)
+			goto bad_guard;
+	return;
+bad_guard:
+	fprintf(stderr, "uc_wire: READ of %u at %u: byte %zu of the target written outside the SGEs\n",
+		len, roff, k);
+	exit(1);
+}
+
+/* -D: the client READs at sizes 0 to SIZE; the server only serves. */
+static void reads(const struct dest *peer)
+{
+	static const uint32_t edges[] = {
+		0, 1, 3, 4, 1023, 1024, 1025, 2048, 4095, 4096, 4097, 16384,
+		65535, 65536, 65537, 131072 + 1000,
+	};
+	unsigned int seed = (unsigned int)time(NULL) ^ (unsigned int)getpid();
+	int i, n = 0;
+	uint32_t len;
+
+	if (!o.host)
+		return;
+	srand(seed);
+	for (i = 0; i < (int)(sizeof(edges) / sizeof(edges[0])); i++, n++)
+		if (edges[i] <= o.size)
+			read_one(peer, edges[i], (uint32_t)(rand() % (RD_SLACK + 1)) * (edges[i] < o.size));
+	read_one(peer, o.size, 0);
+	for (i = 0; i < o.iters; i++, n++) {
+		len = (uint32_t)(rand() % (o.size + 1));
+		read_one(peer, len, (uint32_t)(rand() % (o.size - len + 1)));
+	}
+	printf("uc_wire: RC: %d READs of 0 to %u bytes checked (seed %u)\n",
+	       n + 1, o.size, seed);
+}
+
 /*
  * -E: the server's QP goes away; the client's SEND to it must end in
  * RETRY_EXC_ERR after its retries (8 timeouts of 67 ms), not hang.
@@ -524,7 +636,7 @@ int main(int argc, char **argv)
 	struct dest me = { 0 }, peer;
 	int c, i, s;
 
-	while ((c = getopt(argc, argv, "d:g:p:s:n:P:S:L:REW")) != -1) {
+	while ((c = getopt(argc, argv, "d:g:p:s:n:P:S:L:REWD")) != -1) {
 		switch (c) {
 		case 'd': o.dev = optarg; break;
 		case 'g': o.gidx = atoi(optarg); break;
@@ -537,6 +649,7 @@ int main(int argc, char **argv)
 		case 'R': o.rc = 1; break;
 		case 'E': o.dead = 1; break;
 		case 'W': o.rnr = 1; break;
+		case 'D': o.read = 1; break;
 		default:
 			fprintf(stderr, "usage: uc_wire -d DEV -g GIDX [-p PORT] [-s SIZE] [-n ITERS] [-P PSN] [-S N [-L K]] [HOST]\n");
 			return 2;
@@ -567,12 +680,24 @@ int main(int argc, char **argv)
 			     IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE) : NULL;
 	if (!mr)
 		die("PD, CQ or MR");
+	if (o.read) {
+		rd_buf = aligned_alloc(4096, rd_bytes());
+		if (!rd_buf)
+			die("READ buffer");
+		/* The server's source: its pattern at every offset. */
+		for (size_t k = 0; k < rd_bytes(); k++)
+			rd_buf[k] = pat(0, 5, 1, k);
+		rd_mr = ibv_reg_mr(pd, rd_buf, o.host ? rd_bytes() : o.size + RD_SLACK,
+				   IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ);
+		if (!rd_mr)
+			die("READ MR");
+	}
 	{
 		struct ibv_qp_init_attr ia = {
 			.send_cq = cq, .recv_cq = cq,
 			.qp_type = o.rc ? IBV_QPT_RC : IBV_QPT_UC,
 			.cap = { .max_send_wr = 16, .max_recv_wr = (uint32_t)o.stream + 16,
-				 .max_send_sge = 1, .max_recv_sge = 1 },
+				 .max_send_sge = 4, .max_recv_sge = 1 },
 		};
 
 		qp = ibv_create_qp(pd, &ia);
@@ -583,8 +708,8 @@ int main(int argc, char **argv)
 		die("query_gid");
 	me.qpn = qp->qp_num;
 	me.psn = o.psn;
-	me.rkey = mr->rkey;
-	me.addr = (uintptr_t)buf;
+	me.rkey = o.read ? rd_mr->rkey : mr->rkey;
+	me.addr = o.read ? (uintptr_t)rd_buf : (uintptr_t)buf;
 
 	/* Receives first: the peer may send as soon as it is connected. */
 	init_qp();
@@ -609,7 +734,9 @@ int main(int argc, char **argv)
 	}
 	if (o.dead)
 		return dead_peer(s);
-	if (o.stream && o.host)
+	if (o.read)
+		reads(&peer);
+	else if (o.stream && o.host)
 		stream_client(&peer);
 	else if (o.stream)
 		stream_server();
@@ -619,6 +746,9 @@ int main(int argc, char **argv)
 	sync_peer(s);
 	close(s);
 	ibv_destroy_qp(qp);
+	if (rd_mr)
+		ibv_dereg_mr(rd_mr);
+	free(rd_buf);
 	ibv_dereg_mr(mr);
 	ibv_destroy_cq(cq);
 	ibv_dealloc_pd(pd);

@@ -14,6 +14,11 @@
 #     still completes byte-exact, with retransmissions counted.
 #   - A dead peer (its QP destroyed): RETRY_EXC_ERR after the retries,
 #     not a hang.
+#   - RDMA READ (uc_wire -R -D): sizes 0 to 1 MiB (1,000,000 B against
+#     rxe), random offsets and 1 to 4 SGEs, every byte and the bytes
+#     around the SGEs checked; softhca as requester and as responder
+#     against rxe, softhca <-> softhca; READ RESPONSE packets counted
+#     (tx_read_resps, rx_read_resps); under 5% loss of the responses.
 # The topology is wire_lib.sh's.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/wire_lib.sh"
@@ -31,6 +36,21 @@ rc_pingpong() {
 rc_check() {
 	[ -x "$UCW" ] || { echo "SKIP: $UCW not built (no libibverbs)"; return 77; }
 	pair "$UCW" 'checked' "$@" -R
+}
+
+# rd_check NAME SNS SDEV SADDR CNS CDEV CADDR HOST PORT [ARGS]: the
+# client READs from the server's buffer (uc_wire -R -D).
+rd_check() {
+	[ -x "$UCW" ] || { echo "SKIP: $UCW not built (no libibverbs)"; return 77; }
+	pair "$UCW" 'READs of' "$@" -R -D
+}
+
+# read_counted SDEV CDEV: the responder SDEV sent READ RESPONSE packets,
+# the requester CDEV took them.
+read_counted() {
+	tx=$(hwc "$1" tx_read_resps) rx=$(hwc "$2" rx_read_resps)
+	echo "NOTE: $1 tx_read_resps $tx, $2 rx_read_resps $rx"
+	[ "$tx" -gt 0 ] && [ "$rx" -gt 0 ]
 }
 
 # rc_sizes NAME SNS SDEV SADDR CNS CDEV CADDR HOST PORT: rc_check at
@@ -64,17 +84,18 @@ sum() {
 # (a veth in NS) sends while rc_check runs; the devices DEVS (softhca)
 # must have sent packets again.
 lossy() {
-	ns=$1 veth=$2 pct=$3 name=$4 devs=$5
+	# Not ns: inns() sets that one.
+	lns=$1 veth=$2 pct=$3 name=$4 devs=$5
 	shift 5
 	# shellcheck disable=SC2086
 	r0=$(sum tx_retransmits $devs) t0=$(sum ack_timeouts $devs)
 	q0=$(sum rx_naks_seq $devs) d0=$(sum rx_duplicates $devs)
-	inns "$ns" tc qdisc add dev "$veth" root netem loss "$pct%" ||
+	inns "$lns" tc qdisc add dev "$veth" root netem loss "$pct%" ||
 		{ echo "no netem here"; return 1; }
-	rc_check "$name" "$@"
+	${chk:-rc_check} "$name" "$@"
 	rc=$?
-	drops=$(inns "$ns" tc -s qdisc show dev "$veth" | awk '/dropped/ { print $0; exit }')
-	inns "$ns" tc qdisc del dev "$veth" root 2>/dev/null
+	drops=$(inns "$lns" tc -s qdisc show dev "$veth" | awk '/dropped/ { print $0; exit }')
+	inns "$lns" tc qdisc del dev "$veth" root
 	[ $rc = 0 ] || return 1
 	# shellcheck disable=SC2086
 	r=$(($(sum tx_retransmits $devs) - r0)) t=$(($(sum ack_timeouts $devs) - t0))
@@ -82,6 +103,16 @@ lossy() {
 	q=$(($(sum rx_naks_seq $devs) - q0)) d=$(($(sum rx_duplicates $devs) - d0))
 	echo "NOTE: $name: tc: $drops; softhca: $r packets sent again, $t ACK timeouts, $q sequence NAKs, $d duplicates received"
 	[ $r -gt 0 ] || { echo "no retransmission counted"; return 1; }
+}
+
+# lossy_read ARGS: lossy, the check a READ (the timeout longer: every
+# lost response costs a round).
+lossy_read() {
+	chk=rd_check T=240
+	lossy "$@"
+	rc=$?
+	chk= T=60
+	return $rc
 }
 
 # rnr NAME SNS SDEV SADDR CNS CDEV CADDR HOST PORT CDEV_SOFTHCA: the
@@ -154,6 +185,19 @@ t "wire_rc: 5% loss on the wire, softhca <-> softhca, 1 MiB, every byte" \
 t "wire_rc: 5% loss from softhca to rxe, 16 KiB, every byte" \
 	rxe lossy wns1 wr1 5 loss_sh_rxe shw1 \
 	- rxe0 10.77.0.1 wns1 shw1 10.77.0.2 10.77.0.1 18962 -n 30 -s 16384
+t "wire_rc: RDMA READ checked, softhca requester, rxe responder, 0 B to 1000000 B (IPv4)" \
+	rxe rd_check rd_sh_rxe - rxe0 10.77.0.1 wns1 shw1 10.77.0.2 10.77.0.1 18980 -n 20 -s 1000000
+t "wire_rc: RDMA READ checked, rxe requester, softhca responder, 0 B to 1000000 B (IPv4)" \
+	rxe rd_check rd_rxe_sh wns1 shw1 10.77.0.2 - rxe0 10.77.0.1 10.77.0.2 18981 -n 20 -s 1000000
+t "wire_rc: RDMA READ checked, softhca <-> rxe, 16 KiB (IPv6), PSNs wrap" \
+	rxe rd_check rd_sh_rxe6 - rxe0 $V6A wns1 shw1 $V6B 10.77.0.1 18982 -n 20 -s 16384 -P 0xffff00
+t "wire_rc: RDMA READ checked, softhca <-> softhca, 0 B to 1 MiB" \
+	rd_check rd_sh_sh wns2 shw2 10.78.0.1 wns3 shw3 10.78.0.2 10.78.0.1 18983 -n 20 -s 1048576
+t "wire_rc: READ RESPONSE packets counted (softhca responder and requester)" \
+	read_counted shw2 shw3
+t "wire_rc: RDMA READ under 5% loss, softhca <-> softhca, up to 1 MiB, every byte" \
+	lossy_read wns2 wa0 5 rd_loss_sh_sh "shw2 shw3" \
+	wns2 shw2 10.78.0.1 wns3 shw3 10.78.0.2 10.78.0.1 18984 -n 3 -s 1048576
 t "wire_rc: a dead peer (QP destroyed): RETRY_EXC_ERR, softhca -> softhca" \
 	dead dead_sh_sh wns2 shw2 10.78.0.1 wns3 shw3 10.78.0.2 10.78.0.1 18970
 t "wire_rc: a dead peer (QP destroyed): RETRY_EXC_ERR, softhca -> rxe" \

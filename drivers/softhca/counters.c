@@ -32,6 +32,8 @@ static const struct rdma_stat_desc softhca_counter_descs[] = {
 	[SOFTHCA_CNT_TX_ACKS].name = "tx_acks",
 	[SOFTHCA_CNT_TX_NAKS].name = "tx_naks",
 	[SOFTHCA_CNT_RX_DUPLICATES].name = "rx_duplicates",
+	[SOFTHCA_CNT_TX_READ_RESPS].name = "tx_read_resps",
+	[SOFTHCA_CNT_RX_READ_RESPS].name = "rx_read_resps",
 };
 
 static_assert(ARRAY_SIZE(softhca_counter_descs) == SOFTHCA_CNT_NUM);

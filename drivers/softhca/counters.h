@@ -42,6 +42,8 @@ enum softhca_counter {
 	SOFTHCA_CNT_TX_ACKS,		/* RC: ACKs sent */
 	SOFTHCA_CNT_TX_NAKS,		/* RC: NAKs sent (RNR, sequence, error) */
 	SOFTHCA_CNT_RX_DUPLICATES,	/* RC: requests received again */
+	SOFTHCA_CNT_TX_READ_RESPS,	/* RC: READ RESPONSE packets sent */
+	SOFTHCA_CNT_RX_READ_RESPS,	/* RC: READ RESPONSE packets taken */
 	SOFTHCA_CNT_NUM
 };
 

@@ -143,6 +143,8 @@ enum softhca_ack softhca_wire_send(struct softhca_qp *qp,
 				   struct softhca_msg *msg);
 void softhca_wire_qp_modify(struct softhca_qp *qp,
 			    const struct ib_qp_attr *attr, int mask);
+void softhca_wire_rc_tx_work(struct work_struct *work);
+void softhca_wire_rc_tx_drop(struct softhca_qp *qp);
 
 /* kverbs.c */
 int softhca_kpost_send(struct softhca_qp *qp, const struct ib_send_wr *wr,

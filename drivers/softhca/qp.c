@@ -172,6 +172,8 @@ static void softhca_qp_free_engine(struct softhca_qp *qp)
 	kfree(qp->req.segs);
 	kfree(qp->resp.wqe);
 	kfree(qp->resp.segs);
+	/* READ responses a chunk left behind (nothing queues them now). */
+	__skb_queue_purge(&qp->wire.rd_q);
 }
 
 /* Engine state of a new QP; its send queue starts unwatched. */
@@ -187,6 +189,10 @@ static void softhca_qp_init_engine(struct softhca_dev *sdev,
 	spin_lock_init(&qp->resp.lock);
 	spin_lock_init(&qp->wire.rx_lock);
 	spin_lock_init(&qp->wire.ack_lock);
+	__skb_queue_head_init(&qp->wire.rd_q);
+	spin_lock_init(&qp->wire.tx_lock);
+	INIT_LIST_HEAD(&qp->wire.tx_jobs);
+	INIT_WORK(&qp->wire.tx_work, softhca_wire_rc_tx_work);
 	hrtimer_init(&qp->retry_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
 	qp->retry_timer.function = softhca_req_retry_timer;
 	INIT_WORK(&qp->kflush_work, softhca_kflush_work);
@@ -300,6 +306,9 @@ int softhca_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	wait_for_completion(&qp->released);
 	hrtimer_cancel(&qp->retry_timer);
 	cancel_work_sync(&qp->kflush_work);
+	/* No packet can reach the QP now: nothing queues answers again. */
+	cancel_work_sync(&qp->wire.tx_work);
+	softhca_wire_rc_tx_drop(qp);
 	softhca_req_cache_drop(&qp->req.cache);	/* the poller let go */
 	softhca_qp_free_engine(qp);
 	softhca_qp_free_rings(qp);

@@ -403,7 +403,13 @@ static int softhca_req_chunk(struct softhca_qp *qp, struct softhca_req_out *out)
 
 	ack = INDIRECT_CALL_2(dest->tp->send, softhca_loopback_send,
 			      softhca_wire_send, qp, dest, &msg);
-	qp->req.wire_chunk = ack == SOFTHCA_PENDING ? chunk : 0;
+	/*
+	 * In flight, the chunk keeps its size; sent again, what is left of
+	 * it (an RDMA READ asked again must stay within the PSNs the
+	 * responder gave it).
+	 */
+	qp->req.wire_chunk = ack == SOFTHCA_PENDING ? chunk :
+			     ack == SOFTHCA_RESEND ? chunk - msg.acked : 0;
 	if (msg.acked) {
 		/* Forward progress: the retry count starts again (IBA). */
 		qp->req.done += msg.acked;

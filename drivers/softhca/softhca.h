@@ -421,6 +421,19 @@ struct softhca_resp {
  * @ack_pkts: packets at the chunk's start the peer is known to have
  *	taken (partial ACKs, a NAK's PSN)
  * @resend: the next chunk sent is a retransmission (counted)
+ * @ack_read: the chunk in flight is an RDMA READ: its answer is READ
+ *	RESPONSE packets, queued on @rd_q
+ * @rd_next: the PSN of the READ RESPONSE expected next
+ * @rd_len, @rd_mtu: the bytes the READ asked for, the path MTU it used
+ * @tx_lock: RC responder: guards @tx_jobs (softirq and the worker)
+ * @tx_jobs: answers the responder left to @tx_work, in order: a long
+ *	READ's responses, and every answer behind one (an answer never
+ *	overtakes an earlier one)
+ * @tx_work: sends @tx_jobs in process context (wire_rc_resp.c)
+ * @rd_q: the READ RESPONSE packets taken, in PSN order, at most the
+ *	chunk's (its PSN range bounds them); the completer queues them,
+ *	the requester's next visit copies their payload into its buffer
+ *	(it holds the local MR references then, the completer never does)
  */
 struct softhca_wire_qp {
 	union ib_gid sgid;
@@ -447,6 +460,14 @@ struct softhca_wire_qp {
 	u8 ack_rnr;
 	u32 ack_pkts;
 	bool resend;
+	bool ack_read;
+	u32 rd_next;
+	u32 rd_len;
+	u32 rd_mtu;
+	struct sk_buff_head rd_q;
+	spinlock_t tx_lock;	/* see above */
+	struct list_head tx_jobs;
+	struct work_struct tx_work;
 };
 
 /**

@@ -17,7 +17,7 @@
  * Q_Key is the responder's to check (resp.c).  UC goes to wire_conn.c
  * (sending) and wire_resp.c (receiving); RC to wire_rc.c (sending, and
  * the ACKs and NAKs that come back) and wire_rc_resp.c (receiving).
- * RDMA READ responses, atomic ACKs and XRC packets are dropped: their
+ * Atomic ACKs and XRC packets are dropped: their
  * protocol is not written (loopback.c does not pick this transport for
  * XRC).
  *
@@ -280,6 +280,9 @@ void softhca_wire_rcv(struct softhca_dev *sdev, struct sk_buff *skb)
 		softhca_wire_rcv_uc(sdev, skb, &pkt);
 	else if (pkt.opcode == SOFTHCA_RC(ACKNOWLEDGE))
 		softhca_wire_rcv_ack(sdev, skb, &pkt);
+	else if ((pkt.opcode & SOFTHCA_TP_MASK) == SOFTHCA_TP_RC &&
+		 (pkt.mask & SOFTHCA_H_READ) && (pkt.mask & SOFTHCA_H_RESP))
+		softhca_wire_rcv_read_resp(sdev, skb, &pkt);
 	else if ((pkt.opcode & SOFTHCA_TP_MASK) == SOFTHCA_TP_RC &&
 		 (pkt.mask & SOFTHCA_H_REQ))
 		softhca_wire_rcv_rc(sdev, skb, &pkt);

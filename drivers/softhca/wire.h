@@ -12,8 +12,9 @@
  *   wire_seq.c   the sequencing rules themselves (pure); RC's in
  *                wire_rc_seq.c
  *   wire_rc.c    RC: the requester's chunks in flight, the completer
- *                (ACKs and NAKs arriving)
- *   wire_rc_resp.c RC: the responder (PSN order, ACKs and NAKs sent)
+ *                (ACKs and NAKs arriving, READ responses queued)
+ *   wire_rc_resp.c RC: the responder (PSN order, ACKs and NAKs sent,
+ *                READ requests answered)
  */
 #ifndef SOFTHCA_WIRE_H
 #define SOFTHCA_WIRE_H
@@ -56,6 +57,8 @@ enum softhca_ack softhca_wire_send_rc(struct softhca_qp *qp,
 				      struct softhca_msg *msg);
 void softhca_wire_rcv_ack(struct softhca_dev *sdev, struct sk_buff *skb,
 			  const struct softhca_roce_pkt *pkt);
+void softhca_wire_rcv_read_resp(struct softhca_dev *sdev, struct sk_buff *skb,
+				const struct softhca_roce_pkt *pkt);
 
 /* wire_rc_resp.c */
 void softhca_wire_rcv_rc(struct softhca_dev *sdev, struct sk_buff *skb,

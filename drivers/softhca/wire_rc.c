@@ -27,8 +27,30 @@
  * replaces a sequence NAK (a NAK from an earlier round that crossed the
  * packets sent again).
  *
+ * RDMA READ.  A READ chunk is one READ REQUEST (its RETH: the chunk's
+ * remote address and length) that uses the PSNs of its response
+ * packets, [ack_first, ack_next).  Its answer is the READ RESPONSE
+ * packets, whose data belongs in the requester's buffer; but the
+ * completer runs in softirq and holds no reference to the local MRs
+ * (the requester takes them and drops them within one visit).  So the
+ * completer checks each response (softhca_rc_read_resp(): in PSN order,
+ * its opcode and payload length for its place) and queues its skb on
+ * the QP (rd_q, at most the chunk's packets: the PSN range bounds it),
+ * and records ACK when the last arrives.  The requester's next visit,
+ * holding its MR references again, copies the queued payload into
+ * msg->data.  A response ahead of the one expected once one was taken
+ * (one was lost), or a misshapen one, records SOFTHCA_RESEND at once;
+ * so does the timer.  Ahead with none taken is the tail of an earlier
+ * transmission's responses and ignored (softhca_rc_read_resp()).
+ * The responses taken in order are then kept (msg->acked) and the READ
+ * goes again for the rest of the chunk, from the first PSN missing:
+ * the responder reads again what a duplicate READ asks.  A NAK (the
+ * responder refused the READ) arrives as an ACKNOWLEDGE as for any
+ * request; a plain ACK means nothing to a READ and is ignored.
+ *
  * Counters: tx_retransmits (packets sent again), ack_timeouts, rx_acks,
- * rx_naks_rnr, rx_naks_seq, rx_naks_other, rx_stale_acks.
+ * rx_naks_rnr, rx_naks_seq, rx_naks_other, rx_stale_acks, rx_read_resps
+ * (READ RESPONSE packets taken; stale ones count as rx_stale_acks).
  *
  * Context: sending under sq.lock with BHs off; the completer in softirq.
  * Lock order: sq.lock, then ack_lock; the completer takes rx_lock (to
@@ -55,18 +77,75 @@ void softhca_wire_rc_modify(struct softhca_qp *qp,
 	w->ack_inflight = false;
 	WRITE_ONCE(w->ack_ready, false);
 	w->resend = false;
+	__skb_queue_purge(&w->rd_q);
 	spin_unlock(&w->ack_lock);
 	qp->req.wire_chunk = 0;
 	spin_unlock_bh(&qp->sq.lock);
 }
 
+/* The payload a READ RESPONSE skb carries (set when it is queued). */
+struct softhca_rd_cb {
+	u32 off;	/* from skb->data */
+	u32 len;
+};
+
+static struct softhca_rd_cb *softhca_rd_cb(struct sk_buff *skb)
+{
+	BUILD_BUG_ON(sizeof(struct softhca_rd_cb) > sizeof(skb->cb));
+	return (struct softhca_rd_cb *)skb->cb;
+}
+
+/*
+ * The READ responses a visit took over (softhca_wire_rc_take()): their
+ * payload into the requester's buffer when @copy, then freed.  Called
+ * without ack_lock: the queue is the caller's alone now.
+ */
+static void softhca_wire_rc_read_copy(struct sk_buff_head *q,
+				      struct softhca_msg *msg, bool copy)
+{
+	struct sk_buff *skb;
+
+	while ((skb = __skb_dequeue(q))) {
+		if (copy)
+			softhca_copy_from_kernel(msg->data, skb->data +
+						 softhca_rd_cb(skb)->off,
+						 softhca_rd_cb(skb)->len);
+		consume_skb(skb);
+	}
+}
+
+/*
+ * A READ's answer: its responses queued so far move to @q.  ACK: all of
+ * them (the whole chunk); no answer or a resend: the responses taken in
+ * order are kept, whole MTUs, and the rest is asked for again; a NAK:
+ * none.  Called with ack_lock held.
+ */
+static u32 softhca_wire_rc_take_read(struct softhca_wire_qp *w,
+				     enum softhca_ack ack, struct softhca_msg *msg,
+				     struct sk_buff_head *q)
+{
+	u32 n = skb_queue_len(&w->rd_q);
+
+	skb_queue_splice_init(&w->rd_q, q);
+	if (ack == SOFTHCA_ACK)
+		return 0;
+	if (ack != SOFTHCA_RESEND || (u64)n * w->rd_mtu >= msg->len) {
+		__skb_queue_purge(q);
+		return 0;
+	}
+	msg->acked = n * w->rd_mtu;
+	return n;
+}
+
 /*
  * The answer recorded for the chunk in flight, or SOFTHCA_RESEND when
  * none came (the wait is over: the requester asks only then).  The chunk
- * is no longer in flight either way.  Called with ack_lock held.
+ * is no longer in flight either way.  A READ's responses move to @q.
+ * Called with ack_lock held.
  */
 static enum softhca_ack softhca_wire_rc_take(struct softhca_qp *qp,
-					     struct softhca_msg *msg)
+					     struct softhca_msg *msg,
+					     struct sk_buff_head *q)
 {
 	struct softhca_wire_qp *w = &qp->wire;
 	struct softhca_dev *sdev = to_sdev(qp->ibqp.device);
@@ -81,7 +160,11 @@ static enum softhca_ack softhca_wire_rc_take(struct softhca_qp *qp,
 	}
 	w->ack_inflight = false;
 	WRITE_ONCE(w->ack_ready, false);
-	if (ack == SOFTHCA_RESEND || ack == SOFTHCA_RNR) {
+	if (w->ack_read) {
+		acked = softhca_wire_rc_take_read(w, ack, msg, q);
+		if (ack == SOFTHCA_RESEND)
+			w->resend = true;
+	} else if (ack == SOFTHCA_RESEND || ack == SOFTHCA_RNR) {
 		/* Whole packets before the last: never the whole chunk. */
 		if ((u64)w->ack_pkts * w->mtu < msg->len)
 			acked = w->ack_pkts;
@@ -92,6 +175,35 @@ static enum softhca_ack softhca_wire_rc_take(struct softhca_qp *qp,
 	if (ack != SOFTHCA_ACK)
 		w->sq_psn = softhca_psn_add(w->ack_first, acked);
 	return ack;
+}
+
+/*
+ * A READ chunk: one READ REQUEST, its RETH the chunk's remote range; it
+ * uses @npkts PSNs, one per response packet.
+ */
+static void softhca_wire_send_read(struct softhca_qp *qp,
+				   struct softhca_dest *dest,
+				   struct softhca_msg *msg, u32 npkts)
+{
+	struct softhca_wire_qp *w = &qp->wire;
+	struct softhca_path path = {
+		.sgid = w->sgid,
+		.dgid = w->dgid,
+		.sport = w->sport,
+	};
+	struct softhca_roce_fields f = {
+		.opcode = SOFTHCA_RC(RDMA_READ_REQUEST),
+		.pkey = SOFTHCA_ROCE_DEF_PKEY,
+		.dqpn = dest->qpn,
+		.psn = w->sq_psn,
+		.ackreq = true,
+		.va = msg->remote_addr,
+		.rkey = msg->rkey,
+		.dma_len = msg->len,
+	};
+
+	softhca_wire_xmit(to_sdev(qp->ibqp.device), &f, NULL, 0, &path);
+	w->sq_psn = softhca_psn_add(w->sq_psn, npkts);
 }
 
 /**
@@ -109,36 +221,81 @@ enum softhca_ack softhca_wire_send_rc(struct softhca_qp *qp,
 				      struct softhca_msg *msg)
 {
 	struct softhca_dev *sdev = to_sdev(qp->ibqp.device);
+	bool read = msg->opcode == IB_UVERBS_WR_RDMA_READ;
 	struct softhca_wire_qp *w = &qp->wire;
+	struct sk_buff_head q;
 	enum softhca_ack ack;
 	u32 npkts;
 
 	if (!w->mtu)
 		return SOFTHCA_NO_PEER;	/* no path: RTR sets one */
-	/* READ and atomics have no packets here yet. */
-	if (softhca_seq_opcode(SOFTHCA_TP_RC, msg->opcode, true, true) < 0)
+	/* Atomics have no packets here yet. */
+	if (!read &&
+	    softhca_seq_opcode(SOFTHCA_TP_RC, msg->opcode, true, true) < 0)
 		return SOFTHCA_NAK_INV;
+	npkts = read ? softhca_rc_read_span(msg->len, w->mtu) :
+		       softhca_seq_npkts(msg->len, w->mtu);
+	if (!npkts)
+		return SOFTHCA_NAK_INV;	/* a chunk is never that long */
+	__skb_queue_head_init(&q);
 	spin_lock(&w->ack_lock);
 	if (w->ack_inflight) {
-		ack = softhca_wire_rc_take(qp, msg);
+		ack = softhca_wire_rc_take(qp, msg, &q);
 		spin_unlock(&w->ack_lock);
+		/* The local MRs are referenced: the requester's visit. */
+		softhca_wire_rc_read_copy(&q, msg, true);
 		return ack;
 	}
 	/* In flight before the first packet leaves: its ACK may be quick. */
-	npkts = softhca_seq_npkts(msg->len, w->mtu);
 	w->ack_first = w->sq_psn;
 	w->ack_next = softhca_psn_add(w->sq_psn, npkts);
 	w->ack_inflight = true;
 	w->ack_pkts = 0;
+	w->ack_read = read;
+	w->rd_next = w->sq_psn;
+	w->rd_len = msg->len;
+	w->rd_mtu = w->mtu;
 	WRITE_ONCE(w->ack_ready, false);
 	spin_unlock(&w->ack_lock);
 
 	if (w->resend) {
-		softhca_count_add(sdev, SOFTHCA_CNT_TX_RETRANSMITS, npkts);
+		softhca_count_add(sdev, SOFTHCA_CNT_TX_RETRANSMITS,
+				  read ? 1 : npkts);
 		w->resend = false;
 	}
-	softhca_wire_send_pkts(qp, dest, msg, SOFTHCA_TP_RC, true);
+	if (read)
+		softhca_wire_send_read(qp, dest, msg, npkts);
+	else
+		softhca_wire_send_pkts(qp, dest, msg, SOFTHCA_TP_RC, true);
 	return SOFTHCA_PENDING;
+}
+
+/*
+ * The RC QP an answer (ACKNOWLEDGE, READ RESPONSE) is for, referenced,
+ * when it comes from the QP's peer; else NULL (counted).
+ */
+static struct softhca_qp *softhca_wire_rc_answered(struct softhca_dev *sdev,
+						   struct sk_buff *skb,
+						   const struct softhca_roce_pkt *pkt)
+{
+	struct softhca_qp *qp;
+	bool peer;
+
+	qp = softhca_qp_get(sdev, softhca_bth_qpn(softhca_pkt_bth(pkt)));
+	if (!qp || qp->ibqp.qp_type != IB_QPT_RC) {
+		softhca_count(sdev, SOFTHCA_CNT_RX_NO_QP);
+		goto drop;
+	}
+	spin_lock(&qp->wire.rx_lock);
+	peer = softhca_wire_from_peer(qp, skb);
+	spin_unlock(&qp->wire.rx_lock);
+	if (peer)
+		return qp;
+	softhca_count(sdev, SOFTHCA_CNT_RX_BAD_PEER);
+drop:
+	if (qp)
+		softhca_qp_put(qp);
+	return NULL;
 }
 
 /* An answer for the chunk in flight, as the requester takes it. */
@@ -193,27 +350,21 @@ void softhca_wire_rcv_ack(struct softhca_dev *sdev, struct sk_buff *skb,
 	enum softhca_rc_answer a = SOFTHCA_RC_ANS_STALE;
 	struct softhca_wire_qp *w;
 	struct softhca_qp *qp;
-	bool peer, kick = false;
+	bool kick = false;
 	u8 ack;
 
-	qp = softhca_qp_get(sdev, softhca_bth_qpn(softhca_pkt_bth(pkt)));
-	if (!qp || qp->ibqp.qp_type != IB_QPT_RC || !aeth) {
-		softhca_count(sdev, SOFTHCA_CNT_RX_NO_QP);
-		goto out;
-	}
+	qp = aeth ? softhca_wire_rc_answered(sdev, skb, pkt) : NULL;
+	if (!qp)
+		return;
 	w = &qp->wire;
-	spin_lock(&w->rx_lock);
-	peer = softhca_wire_from_peer(qp, skb);
-	spin_unlock(&w->rx_lock);
-	if (!peer) {
-		softhca_count(sdev, SOFTHCA_CNT_RX_BAD_PEER);
-		goto out;
-	}
-
 	spin_lock(&w->ack_lock);
 	if (w->ack_inflight) {
 		a = softhca_rc_answer(w->ack_first, w->ack_next, psn,
 				      softhca_aeth_syndrome(aeth));
+		/* A READ is answered by its responses, not by an ACK. */
+		if (w->ack_read && (a == SOFTHCA_RC_ANS_ACK ||
+				    a == SOFTHCA_RC_ANS_PART))
+			a = SOFTHCA_RC_ANS_STALE;
 		w->ack_pkts = max(w->ack_pkts,
 				  softhca_rc_acked(w->ack_first, psn, a));
 	}
@@ -232,7 +383,78 @@ void softhca_wire_rcv_ack(struct softhca_dev *sdev, struct sk_buff *skb,
 	softhca_wire_rc_count(sdev, a);
 	if (kick)
 		softhca_engine_kick(qp);
-out:
-	if (qp)
-		softhca_qp_put(qp);
+	softhca_qp_put(qp);
+}
+
+/*
+ * Record @ack for the chunk in flight unless one was (ack_lock held).
+ * Return: true when the requester must be kicked.
+ */
+static bool softhca_wire_rc_record(struct softhca_wire_qp *w,
+				   enum softhca_ack ack)
+{
+	if (w->ack_ready)
+		return false;
+	w->ack_answer = ack;
+	w->ack_rnr = 0;
+	/* Pairs with the engine's lockless look. */
+	WRITE_ONCE(w->ack_ready, true);
+	return true;
+}
+
+/**
+ * softhca_wire_rcv_read_resp - a READ RESPONSE arrived (the completer)
+ * @sdev: the device bound to the netdev it arrived on (held)
+ * @skb: the packet (linear, checked; not consumed: a reference is taken
+ *	to queue it)
+ * @pkt: its parse
+ *
+ * Checked against the READ in flight (softhca_rc_read_resp()) and, when
+ * it is the one expected, queued for the requester; nothing is written
+ * to the requester's memory here.
+ *
+ * Context: softirq.
+ */
+void softhca_wire_rcv_read_resp(struct softhca_dev *sdev, struct sk_buff *skb,
+				const struct softhca_roce_pkt *pkt)
+{
+	u32 psn = softhca_bth_psn(softhca_pkt_bth(pkt));
+	enum softhca_rc_rd_verdict v = SOFTHCA_RC_RD_STALE;
+	struct softhca_wire_qp *w;
+	struct softhca_qp *qp;
+	bool kick = false;
+
+	qp = softhca_wire_rc_answered(sdev, skb, pkt);
+	if (!qp)
+		return;
+	w = &qp->wire;
+	spin_lock(&w->ack_lock);
+	if (w->ack_inflight && w->ack_read && !w->ack_ready)
+		v = softhca_rc_read_resp(w->ack_first, w->ack_next, w->rd_next,
+					 psn, pkt->opcode, pkt->paylen,
+					 w->rd_len, w->rd_mtu);
+	switch (v) {
+	case SOFTHCA_RC_RD_TAKE:
+	case SOFTHCA_RC_RD_DONE:
+		softhca_rd_cb(skb)->off = softhca_pkt_payload(pkt) - skb->data;
+		softhca_rd_cb(skb)->len = pkt->paylen;
+		__skb_queue_tail(&w->rd_q, skb_get(skb));
+		w->rd_next = softhca_psn_add(w->rd_next, 1);
+		if (v == SOFTHCA_RC_RD_DONE)
+			kick = softhca_wire_rc_record(w, SOFTHCA_ACK);
+		break;
+	case SOFTHCA_RC_RD_GAP:
+	case SOFTHCA_RC_RD_BAD:
+		/* Lost or misshapen: ask again for the rest now. */
+		kick = softhca_wire_rc_record(w, SOFTHCA_RESEND);
+		break;
+	default:
+		break;
+	}
+	spin_unlock(&w->ack_lock);
+	softhca_count(sdev, v == SOFTHCA_RC_RD_STALE ?
+		      SOFTHCA_CNT_RX_STALE_ACKS : SOFTHCA_CNT_RX_READ_RESPS);
+	if (kick)
+		softhca_engine_kick(qp);
+	softhca_qp_put(qp);
 }

@@ -24,24 +24,71 @@
  *
  * RDMA WRITE: the RETH is checked once at FIRST for the whole range
  * (wire_resp.c, softhca_wire_deliver()); a refused one is a remote
- * access NAK.  READ and atomic requests are refused (invalid request):
- * not carried on the wire yet.
+ * access NAK.  Atomic requests are refused (invalid request): not
+ * carried on the wire yet.
+ *
+ * RDMA READ: a READ REQUEST at the expected PSN is checked as resp.c
+ * checks one on this host (the QP takes READs at all: an invalid
+ * request NAK otherwise; the QP's remote-read right and the R_Key's
+ * MR, PD, rights and the whole range: a remote access NAK otherwise),
+ * moves the expected PSN by its span (softhca_rc_read_span(), one PSN
+ * per response packet) and counts as a message (MSN).  A duplicate READ
+ * (behind the expected PSN: the requester lost a response) is checked
+ * the same way and read again from the PSN and range it names; the
+ * expected PSN stays.  The responses, READ RESPONSE FIRST, MIDDLE...,
+ * LAST or ONLY with an AETH (ACK, the MSN) on the first and last, are
+ * built after rx_lock is dropped, straight from the MR (the reference
+ * taken by the check is held until the last is sent).  A READ of up to
+ * SOFTHCA_RC_RD_INLINE packets is answered from this softirq; a longer
+ * one (rxe asks for several MiB in one READ) goes to the QP's worker
+ * (wire.tx_work, process context, BHs off per batch of packets and
+ * cond_resched() between batches), and so does every answer behind it
+ * until the worker has sent it: answers leave in the order of the
+ * requests (a requester takes an ACK past a READ it is waiting for as
+ * a sign the READ's responses were lost).  dereg_mr of the MR waits
+ * for the worker to be done with it.
  *
  * Counters: tx_acks, tx_naks, rx_duplicates, rx_psn_gaps (NAKed gaps),
- * rx_seq_drops (packets dropped behind a NAK).
+ * rx_seq_drops (packets dropped behind a NAK), tx_read_resps, tx_drops
+ * (an answer with no memory to queue it: as if lost).
  *
  * Context: softirq.  Lock order: wire.rx_lock, then the responder's
  * (resp.lock, RQ/SRQ, CQ); answers are sent after rx_lock is dropped.
  */
+#include <linux/slab.h>
+
 #include "counters.h"
 #include "wire.h"
 
-/* An answer to send once rx_lock is dropped (syndrome 0: none). */
+/* READ responses sent from the receive softirq at most; more: the worker. */
+#define SOFTHCA_RC_RD_INLINE	16
+/* Packets the worker sends with BHs off before it may reschedule. */
+#define SOFTHCA_RC_TX_BATCH	32
+
+/*
+ * An answer to send once rx_lock is dropped (syndrome 0: none): an
+ * ACKNOWLEDGE, or (@read) the responses to a READ.
+ */
 struct softhca_rc_reply {
 	bool send;
+	bool read;
 	u8 syndrome;
 	u32 psn;
 	u32 msn;
+	struct softhca_mr *rd_mr;	/* referenced; NULL: nothing to read */
+	u64 rd_va;
+	u32 rd_len;
+	u32 rd_npkts;
+	u32 rd_mtu;
+	u32 rd_sent;			/* responses sent so far */
+	union ib_gid sgid;		/* ours */
+	union ib_gid dgid;		/* the peer's */
+};
+
+/* An answer left to the worker (wire.tx_jobs). */
+struct softhca_rc_job {
+	struct list_head node;
+	struct softhca_rc_reply r;
 };
 
 static void softhca_rc_reply(struct softhca_rc_reply *r, u8 syndrome, u32 psn,
@@ -56,9 +103,7 @@ static void softhca_rc_reply(struct softhca_rc_reply *r, u8 syndrome, u32 psn,
 /* Send an ACKNOWLEDGE to the QP's peer.  Context: softirq, no lock held. */
 static void softhca_rc_send_reply(struct softhca_dev *sdev,
 				  struct softhca_qp *qp,
-				  const struct softhca_rc_reply *r,
-				  const union ib_gid *sgid,
-				  const union ib_gid *dgid)
+				  const struct softhca_rc_reply *r)
 {
 	u32 dqpn = READ_ONCE(qp->attr.dest_qp_num);
 	struct softhca_roce_fields f = {
@@ -70,14 +115,167 @@ static void softhca_rc_send_reply(struct softhca_dev *sdev,
 		.msn = r->msn,
 	};
 	struct softhca_path path = {
-		.sgid = *sgid,
-		.dgid = *dgid,
+		.sgid = r->sgid,
+		.dgid = r->dgid,
 		.sport = softhca_seq_sport(qp->ibqp.qp_num, dqpn),
 	};
 
 	softhca_count(sdev, (r->syndrome & SOFTHCA_AETH_TYPE_MASK) ?
 		      SOFTHCA_CNT_TX_NAKS : SOFTHCA_CNT_TX_ACKS);
 	softhca_wire_xmit(sdev, &f, NULL, 0, &path);
+}
+
+/*
+ * The responses to a READ: @max more of its @r->rd_npkts packets from
+ * @r->psn, straight from the MR, which is let go with the last.
+ * Return: true once the last is sent.  Context: BHs off, no lock held.
+ */
+static bool softhca_rc_send_read(struct softhca_dev *sdev,
+				 struct softhca_qp *qp,
+				 struct softhca_rc_reply *r, u32 max)
+{
+	u32 dqpn = READ_ONCE(qp->attr.dest_qp_num), i, plen, end, left;
+	struct softhca_seg seg = {
+		.mr = r->rd_mr,
+		.addr = r->rd_va,
+		.len = r->rd_len,
+	};
+	struct softhca_roce_fields f = {
+		.pkey = SOFTHCA_ROCE_DEF_PKEY,
+		.dqpn = dqpn,
+		.syndrome = SOFTHCA_AETH_ACK | SOFTHCA_AETH_NO_CREDITS,
+		.msn = r->msn,
+	};
+	struct softhca_path path = {
+		.sgid = r->sgid,
+		.dgid = r->dgid,
+		.sport = softhca_seq_sport(qp->ibqp.qp_num, dqpn),
+	};
+	struct softhca_cursor src;
+
+	softhca_cursor_init(&src, &seg, r->rd_mr ? 1 : 0);
+	softhca_cursor_skip(&src, (u64)r->rd_sent * r->rd_mtu);
+	left = r->rd_len - min_t(u64, r->rd_len, (u64)r->rd_sent * r->rd_mtu);
+	end = r->rd_npkts - r->rd_sent > max ? r->rd_sent + max : r->rd_npkts;
+	for (i = r->rd_sent; i < end; i++) {
+		plen = min(left, r->rd_mtu);
+		f.opcode = softhca_rc_read_op(i, r->rd_npkts);
+		f.psn = softhca_psn_add(r->psn, i);
+		softhca_wire_xmit(sdev, &f, &src, plen, &path);
+		left -= plen;
+	}
+	softhca_count_add(sdev, SOFTHCA_CNT_TX_READ_RESPS, end - r->rd_sent);
+	r->rd_sent = end;
+	if (end < r->rd_npkts)
+		return false;
+	if (r->rd_mr)
+		softhca_mr_put(r->rd_mr);
+	r->rd_mr = NULL;
+	return true;
+}
+
+/*
+ * Send what @r holds, @max READ responses at most.  Return: true once
+ * all of it is sent.  Context: BHs off, no lock held.
+ */
+static bool softhca_rc_send(struct softhca_dev *sdev, struct softhca_qp *qp,
+			    struct softhca_rc_reply *r, u32 max)
+{
+	if (r->read && !softhca_rc_send_read(sdev, qp, r, max))
+		return false;
+	if (r->send)
+		softhca_rc_send_reply(sdev, qp, r);
+	return true;
+}
+
+/*
+ * The answer to a request, once rx_lock is dropped: sent from here, or
+ * left to the worker when it is a long READ or the worker has answers
+ * still to send (they go first).  Context: softirq.
+ */
+static void softhca_rc_answer_out(struct softhca_dev *sdev,
+				  struct softhca_qp *qp,
+				  struct softhca_rc_reply *r)
+{
+	struct softhca_wire_qp *w = &qp->wire;
+	struct softhca_rc_job *job;
+
+	spin_lock(&w->tx_lock);
+	if (list_empty(&w->tx_jobs) &&
+	    (!r->read || r->rd_npkts <= SOFTHCA_RC_RD_INLINE)) {
+		spin_unlock(&w->tx_lock);
+		softhca_rc_send(sdev, qp, r, U32_MAX);
+		return;
+	}
+	job = kmalloc(sizeof(*job), GFP_ATOMIC);
+	if (!job) {
+		spin_unlock(&w->tx_lock);
+		/* As if lost: the requester asks again. */
+		if (r->rd_mr)
+			softhca_mr_put(r->rd_mr);
+		softhca_count(sdev, SOFTHCA_CNT_TX_DROPS);
+		return;
+	}
+	job->r = *r;
+	list_add_tail(&job->node, &w->tx_jobs);
+	spin_unlock(&w->tx_lock);
+	queue_work(system_wq, &w->tx_work);
+}
+
+/**
+ * softhca_wire_rc_tx_work - send the answers the responder left
+ * @work: the QP's wire.tx_work
+ *
+ * A job leaves the list once sent whole, so an answer arriving
+ * meanwhile queues behind it.  Runs while the QP exists: destroy_qp
+ * cancels it once no packet can reach the QP.
+ *
+ * Context: process (system_wq).
+ */
+void softhca_wire_rc_tx_work(struct work_struct *work)
+{
+	struct softhca_qp *qp = container_of(work, struct softhca_qp,
+					     wire.tx_work);
+	struct softhca_dev *sdev = to_sdev(qp->ibqp.device);
+	struct softhca_wire_qp *w = &qp->wire;
+	struct softhca_rc_job *job;
+	bool done;
+
+	for (;;) {
+		spin_lock_bh(&w->tx_lock);
+		job = list_first_entry_or_null(&w->tx_jobs,
+					       struct softhca_rc_job, node);
+		spin_unlock_bh(&w->tx_lock);
+		if (!job)
+			return;
+		/* Only this worker takes jobs off: @job stays first. */
+		local_bh_disable();
+		done = READ_ONCE(qp->dying) ||
+		       softhca_rc_send(sdev, qp, &job->r, SOFTHCA_RC_TX_BATCH);
+		local_bh_enable();
+		if (done) {
+			spin_lock_bh(&w->tx_lock);
+			list_del(&job->node);
+			spin_unlock_bh(&w->tx_lock);
+			if (job->r.rd_mr)
+				softhca_mr_put(job->r.rd_mr);
+			kfree(job);
+		}
+		cond_resched();
+	}
+}
+
+/* The answers left unsent (destroy_qp, the worker cancelled). */
+void softhca_wire_rc_tx_drop(struct softhca_qp *qp)
+{
+	struct softhca_rc_job *job, *tmp;
+
+	list_for_each_entry_safe(job, tmp, &qp->wire.tx_jobs, node) {
+		list_del(&job->node);
+		if (job->r.rd_mr)
+			softhca_mr_put(job->r.rd_mr);
+		kfree(job);
+	}
 }
 
 /* A NAK's syndrome for a responder's answer. */
@@ -138,6 +336,56 @@ static int softhca_rc_deliver(struct softhca_dev *sdev, struct softhca_qp *qp,
 	return msg.peer_err;
 }
 
+/*
+ * A READ REQUEST at the expected PSN, or (@dup) behind it.  Checked as
+ * resp.c checks a READ on this host; its responses are left in @r, with
+ * the MR referenced.  Called with rx_lock held.
+ * Return: the async event the QP must move to ERR with (0: none).
+ */
+static int softhca_rc_read(struct softhca_dev *sdev, struct softhca_qp *qp,
+			   const struct softhca_roce_pkt *pkt, u32 psn,
+			   bool dup, struct softhca_rc_reply *r)
+{
+	const struct softhca_reth *reth = softhca_pkt_reth(pkt);
+	struct ib_pd *pd = qp->srq ? qp->srq->ibsrq.pd : qp->ibqp.pd;
+	struct softhca_rc_rx *s = &qp->wire.rc;
+	u32 len, npkts;
+	u64 va;
+
+	/* The opcode table gives a READ REQUEST its RETH. */
+	len = be32_to_cpu(reth->len);
+	va = be64_to_cpu(reth->va);
+	npkts = softhca_rc_read_span(len, qp->wire.rx_mtu);
+	if (!npkts || !READ_ONCE(qp->attr.max_dest_rd_atomic)) {
+		softhca_rc_reply(r, softhca_rc_nak_syndrome(SOFTHCA_NAK_INV),
+				 psn, s->msn);
+		return IB_EVENT_QP_REQ_ERR;
+	}
+	if (!(READ_ONCE(qp->attr.qp_access_flags) & IB_ACCESS_REMOTE_READ))
+		goto access;
+	r->rd_mr = NULL;
+	if (len) {
+		r->rd_mr = softhca_mr_get(sdev, be32_to_cpu(reth->rkey), pd,
+					  IB_ACCESS_REMOTE_READ, va, len);
+		if (!r->rd_mr)
+			goto access;
+	}
+	if (!dup)
+		softhca_rc_rx_read(s, npkts);
+	r->read = true;
+	r->psn = psn;
+	r->msn = s->msn;
+	r->rd_va = va;
+	r->rd_len = len;
+	r->rd_npkts = npkts;
+	r->rd_mtu = qp->wire.rx_mtu;
+	return 0;
+access:
+	softhca_rc_reply(r, softhca_rc_nak_syndrome(SOFTHCA_NAK_ACCESS), psn,
+			 s->msn);
+	return IB_EVENT_QP_ACCESS_ERR;
+}
+
 /**
  * softhca_wire_rcv_rc - an RC request packet arrived for @sdev
  * @sdev: the device bound to the netdev it arrived on (held)
@@ -178,9 +426,16 @@ void softhca_wire_rcv_rc(struct softhca_dev *sdev, struct sk_buff *skb,
 	case SOFTHCA_RC_TAKE:
 		peer_err = softhca_rc_deliver(sdev, qp, pkt, psn, &r);
 		break;
+	case SOFTHCA_RC_READ:
+		peer_err = softhca_rc_read(sdev, qp, pkt, psn, false, &r);
+		break;
 	case SOFTHCA_RC_DUP:
 		softhca_count(sdev, SOFTHCA_CNT_RX_DUPLICATES);
-		if (softhca_bth_ackreq(bth))
+		/* A READ again: read again (its PSNs are behind us). */
+		if ((pkt->mask & SOFTHCA_H_READ) && !pkt->paylen)
+			peer_err = softhca_rc_read(sdev, qp, pkt, psn, true,
+						   &r);
+		else if (softhca_bth_ackreq(bth))
 			softhca_rc_reply(&r, SOFTHCA_AETH_ACK |
 					 SOFTHCA_AETH_NO_CREDITS,
 					 softhca_psn_add(s->epsn,
@@ -202,8 +457,12 @@ void softhca_wire_rcv_rc(struct softhca_dev *sdev, struct sk_buff *skb,
 		break;
 	}
 	spin_unlock(&w->rx_lock);
-	if (r.send)
-		softhca_rc_send_reply(sdev, qp, &r, &dgid, &sgid);
+	if (r.read || r.send) {
+		/* Back to where it came from. */
+		r.sgid = dgid;
+		r.dgid = sgid;
+		softhca_rc_answer_out(sdev, qp, &r);
+	}
 	if (peer_err)
 		softhca_qp_error(qp, peer_err);
 out:

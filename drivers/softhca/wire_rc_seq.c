@@ -19,6 +19,17 @@
  * when it covers its last PSN: rxe ACKs duplicates with its last
  * in-order PSN, which may be inside the chunk; such an ACK, and a NAK's
  * PSN, still tell how much of the chunk arrived (softhca_rc_acked()).
+ *
+ * RDMA READ.  A READ REQUEST is one packet that uses as many PSNs as its
+ * response has packets (softhca_rc_read_span()): the responder moves its
+ * expected PSN past all of them at once and answers with READ RESPONSE
+ * FIRST, MIDDLE..., LAST (or ONLY) packets carrying those PSNs
+ * (softhca_rc_read_op()).  A READ REQUEST behind the expected PSN is a
+ * duplicate the requester sent again: the responder reads again from
+ * the PSN it names without moving the expected PSN (the IBA allows
+ * reading twice).  The requester takes the responses strictly in order
+ * (softhca_rc_read_resp()): a response ahead of the one expected means
+ * one was lost, and the READ goes again for the rest of the chunk.
  */
 #include <linux/kernel.h>
 
@@ -58,6 +69,10 @@ enum softhca_rc_verdict softhca_rc_rx_step(struct softhca_rc_rx *s, u32 mask,
 		s->nak_sent = true;
 		return SOFTHCA_RC_NAK_SEQ;
 	}
+	if ((mask & (SOFTHCA_H_READ | SOFTHCA_H_REQ)) ==
+	    (SOFTHCA_H_READ | SOFTHCA_H_REQ))
+		/* Between messages only, and it carries no payload. */
+		return s->cur || paylen ? SOFTHCA_RC_INVALID : SOFTHCA_RC_READ;
 	if (!kind || !(mask & SOFTHCA_H_REQ))
 		return SOFTHCA_RC_INVALID;
 	if (mask & SOFTHCA_H_FIRST) {
@@ -84,6 +99,89 @@ void softhca_rc_rx_taken(struct softhca_rc_rx *s, u32 mask)
 	} else {
 		s->cur = kind;
 	}
+}
+
+/* The responder took a READ REQUEST of @npkts response packets. */
+void softhca_rc_rx_read(struct softhca_rc_rx *s, u32 npkts)
+{
+	s->epsn = softhca_psn_add(s->epsn, npkts);
+	s->nak_sent = false;
+	s->msn = softhca_psn_add(s->msn, 1);
+}
+
+/**
+ * softhca_rc_read_span - the PSNs a READ of @len bytes uses
+ * @len: the bytes its RETH asks for
+ * @mtu: the path MTU in bytes
+ *
+ * One per response packet, at least one (a zero-length READ is answered
+ * by a READ RESPONSE ONLY without payload).  Return: 0 for a READ whose
+ * PSNs would not fit a quarter of the PSN space: its PSNs could not be
+ * told from those before it (the responder refuses it).
+ */
+u32 softhca_rc_read_span(u32 len, u32 mtu)
+{
+	u32 n;
+
+	if (!mtu)
+		return 0;
+	n = softhca_seq_npkts(len, mtu);
+	return n < (SOFTHCA_PSN_MASK + 1) / 4 ? n : 0;
+}
+
+/* The opcode of READ RESPONSE packet @i (from 0) of @n. */
+u8 softhca_rc_read_op(u32 i, u32 n)
+{
+	if (n <= 1)
+		return SOFTHCA_RC(RDMA_READ_RESPONSE_ONLY);
+	if (!i)
+		return SOFTHCA_RC(RDMA_READ_RESPONSE_FIRST);
+	if (i == n - 1)
+		return SOFTHCA_RC(RDMA_READ_RESPONSE_LAST);
+	return SOFTHCA_RC(RDMA_READ_RESPONSE_MIDDLE);
+}
+
+/**
+ * softhca_rc_read_resp - what the requester does with a READ RESPONSE
+ * @first: the PSN of the READ in flight
+ * @next: the PSN after its last response
+ * @expect: the PSN of the response expected next, in [@first, @next)
+ *	(@first: none taken yet)
+ * @psn: the packet's PSN
+ * @opcode: its BTH opcode
+ * @paylen: its payload bytes
+ * @len: the bytes the READ asked for
+ * @mtu: the path MTU in bytes
+ *
+ * Every response but the last carries one MTU, the last the rest, in
+ * PSN order with the opcode its place calls for.
+ */
+enum softhca_rc_rd_verdict softhca_rc_read_resp(u32 first, u32 next,
+						u32 expect, u32 psn, u8 opcode,
+						u32 paylen, u32 len, u32 mtu)
+{
+	u32 n = (next - first) & SOFTHCA_PSN_MASK;
+	u32 i = (psn - first) & SOFTHCA_PSN_MASK;
+	u32 e = (expect - first) & SOFTHCA_PSN_MASK;
+	u64 want;
+
+	if (!softhca_psn_in(first, next, psn) || i < e)
+		return SOFTHCA_RC_RD_STALE;
+	/*
+	 * Ahead, before any response of this READ was taken: the tail of
+	 * an earlier transmission's responses (the READ went again from
+	 * a PSN it lost), not a loss in this one; a lost first response is
+	 * the timer's.  Answering it would send the READ again for every
+	 * packet of that tail, each a retry without progress.
+	 */
+	if (i > e)
+		return e ? SOFTHCA_RC_RD_GAP : SOFTHCA_RC_RD_STALE;
+	if (opcode != softhca_rc_read_op(i, n))
+		return SOFTHCA_RC_RD_BAD;
+	want = i == n - 1 ? (u64)len - (u64)i * mtu : mtu;
+	if (paylen != want)
+		return SOFTHCA_RC_RD_BAD;
+	return i == n - 1 ? SOFTHCA_RC_RD_DONE : SOFTHCA_RC_RD_TAKE;
 }
 
 /* The responder answered the expected packet with an RNR NAK. */

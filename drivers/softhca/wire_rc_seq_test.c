@@ -128,7 +128,7 @@ static void invalid_requests(struct kunit *test)
 			SOFTHCA_RC_INVALID);
 	KUNIT_EXPECT_EQ(test, step(&s, M(SEND_FIRST), 1, MTU),
 			SOFTHCA_RC_INVALID);
-	/* Not carried: READ requests, and responses are no requests. */
+	/* A READ inside a SEND, and responses are no requests. */
 	KUNIT_EXPECT_EQ(test, step(&s, M(RDMA_READ_REQUEST), 1, 0),
 			SOFTHCA_RC_INVALID);
 	KUNIT_EXPECT_EQ(test, step(&s, M(ACKNOWLEDGE), 1, 0),
@@ -205,6 +205,114 @@ static void progress(struct kunit *test)
 					       SOFTHCA_RC_ANS_SEQ), 3U);
 }
 
+/* The PSNs a READ uses: one per response packet, at least one. */
+static void read_span(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, softhca_rc_read_span(0, MTU), 1U);
+	KUNIT_EXPECT_EQ(test, softhca_rc_read_span(1, MTU), 1U);
+	KUNIT_EXPECT_EQ(test, softhca_rc_read_span(MTU, MTU), 1U);
+	KUNIT_EXPECT_EQ(test, softhca_rc_read_span(MTU + 1, MTU), 2U);
+	KUNIT_EXPECT_EQ(test, softhca_rc_read_span(1 << 20, MTU), 1024U);
+	KUNIT_EXPECT_EQ(test, softhca_rc_read_span(1 << 20, 256), 4096U);
+	/* 2 GiB at 256 B: 2^23 PSNs, half the space: refused. */
+	KUNIT_EXPECT_EQ(test, softhca_rc_read_span(1U << 31, 256), 0U);
+	KUNIT_EXPECT_EQ(test, softhca_rc_read_span(100, 0), 0U);
+}
+
+/* The responder: a READ between messages moves the PSN by its span. */
+static void read_request(struct kunit *test)
+{
+	struct softhca_rc_rx s;
+
+	softhca_rc_rx_reset(&s, 0xfffffe);
+	KUNIT_EXPECT_EQ(test, softhca_rc_rx_step(&s, M(RDMA_READ_REQUEST),
+						 0xfffffe, 0, MTU),
+			SOFTHCA_RC_READ);
+	softhca_rc_rx_read(&s, 3);
+	KUNIT_EXPECT_EQ(test, s.epsn, 1U);
+	KUNIT_EXPECT_EQ(test, s.msn, 1U);
+	/* Again from its middle (a requester that lost a response). */
+	KUNIT_EXPECT_EQ(test, softhca_rc_rx_step(&s, M(RDMA_READ_REQUEST),
+						 0xffffff, 0, MTU),
+			SOFTHCA_RC_DUP);
+	KUNIT_EXPECT_EQ(test, s.epsn, 1U);
+	/* Inside a SEND, or with a payload: invalid. */
+	KUNIT_EXPECT_EQ(test, step(&s, M(SEND_FIRST), 1, MTU), SOFTHCA_RC_TAKE);
+	KUNIT_EXPECT_EQ(test, softhca_rc_rx_step(&s, M(RDMA_READ_REQUEST), 2,
+						 0, MTU),
+			SOFTHCA_RC_INVALID);
+	softhca_rc_rx_reset(&s, 5);
+	KUNIT_EXPECT_EQ(test, softhca_rc_rx_step(&s, M(RDMA_READ_REQUEST), 5,
+						 4, MTU),
+			SOFTHCA_RC_INVALID);
+}
+
+/* The response opcodes: ONLY, or FIRST, MIDDLE..., LAST. */
+static void read_opcodes(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, softhca_rc_read_op(0, 1),
+			SOFTHCA_RC(RDMA_READ_RESPONSE_ONLY));
+	KUNIT_EXPECT_EQ(test, softhca_rc_read_op(0, 2),
+			SOFTHCA_RC(RDMA_READ_RESPONSE_FIRST));
+	KUNIT_EXPECT_EQ(test, softhca_rc_read_op(1, 2),
+			SOFTHCA_RC(RDMA_READ_RESPONSE_LAST));
+	KUNIT_EXPECT_EQ(test, softhca_rc_read_op(1, 3),
+			SOFTHCA_RC(RDMA_READ_RESPONSE_MIDDLE));
+	KUNIT_EXPECT_TRUE(test, M(RDMA_READ_RESPONSE_FIRST) & SOFTHCA_H_AETH);
+	KUNIT_EXPECT_FALSE(test, M(RDMA_READ_RESPONSE_MIDDLE) & SOFTHCA_H_AETH);
+	KUNIT_EXPECT_TRUE(test, M(RDMA_READ_RESPONSE_LAST) & SOFTHCA_H_AETH);
+	KUNIT_EXPECT_TRUE(test, M(RDMA_READ_RESPONSE_ONLY) & SOFTHCA_H_AETH);
+}
+
+/* The requester: a READ of 2.5 MTU at PSNs 0xfffffe..0 (wrapping). */
+static void read_responses(struct kunit *test)
+{
+	u32 len = 2 * MTU + MTU / 2, f = 0xfffffe, n = 1;
+	u8 first = SOFTHCA_RC(RDMA_READ_RESPONSE_FIRST);
+	u8 mid = SOFTHCA_RC(RDMA_READ_RESPONSE_MIDDLE);
+	u8 last = SOFTHCA_RC(RDMA_READ_RESPONSE_LAST);
+
+	KUNIT_EXPECT_EQ(test, softhca_rc_read_resp(f, n, f, f, first, MTU,
+						   len, MTU),
+			SOFTHCA_RC_RD_TAKE);
+	/* Behind what is expected, or outside the READ: stale. */
+	KUNIT_EXPECT_EQ(test, softhca_rc_read_resp(f, n, 0xffffff, f, first,
+						   MTU, len, MTU),
+			SOFTHCA_RC_RD_STALE);
+	KUNIT_EXPECT_EQ(test, softhca_rc_read_resp(f, n, f, 1, mid, MTU,
+						   len, MTU),
+			SOFTHCA_RC_RD_STALE);
+	/* Ahead after one was taken: one was lost. */
+	KUNIT_EXPECT_EQ(test, softhca_rc_read_resp(f, n, 0xffffff, 0, last,
+						   MTU / 2, len, MTU),
+			SOFTHCA_RC_RD_GAP);
+	/*
+	 * Ahead with none taken: an earlier transmission's tail (the READ
+	 * went again from 0xfffffe), left to the timer.
+	 */
+	KUNIT_EXPECT_EQ(test, softhca_rc_read_resp(f, n, f, 0, last, MTU / 2,
+						   len, MTU),
+			SOFTHCA_RC_RD_STALE);
+	/* Wrong opcode, or wrong length for its place. */
+	KUNIT_EXPECT_EQ(test, softhca_rc_read_resp(f, n, 0xffffff, 0xffffff,
+						   last, MTU, len, MTU),
+			SOFTHCA_RC_RD_BAD);
+	KUNIT_EXPECT_EQ(test, softhca_rc_read_resp(f, n, 0xffffff, 0xffffff,
+						   mid, MTU - 4, len, MTU),
+			SOFTHCA_RC_RD_BAD);
+	KUNIT_EXPECT_EQ(test, softhca_rc_read_resp(f, n, 0, 0, last, MTU,
+						   len, MTU),
+			SOFTHCA_RC_RD_BAD);
+	KUNIT_EXPECT_EQ(test, softhca_rc_read_resp(f, n, 0, 0, last, MTU / 2,
+						   len, MTU),
+			SOFTHCA_RC_RD_DONE);
+	/* A zero-length READ: one ONLY without payload. */
+	KUNIT_EXPECT_EQ(test, softhca_rc_read_resp(7, 8, 7, 7,
+						   softhca_rc_read_op(0, 1),
+						   0, 0, MTU),
+			SOFTHCA_RC_RD_DONE);
+}
+
 static struct kunit_case softhca_wire_rc_seq_cases[] = {
 	KUNIT_CASE(in_order_and_msn),
 	KUNIT_CASE(gap_naks_once_then_duplicates),
@@ -213,6 +321,10 @@ static struct kunit_case softhca_wire_rc_seq_cases[] = {
 	KUNIT_CASE(psn_wraps),
 	KUNIT_CASE(answers),
 	KUNIT_CASE(progress),
+	KUNIT_CASE(read_span),
+	KUNIT_CASE(read_request),
+	KUNIT_CASE(read_opcodes),
+	KUNIT_CASE(read_responses),
 	{}
 };
 

@@ -80,6 +80,10 @@ enum softhca_rc_verdict {
 	SOFTHCA_RC_DUP,		/* behind: taken before; ACK it again */
 	SOFTHCA_RC_NAK_SEQ,	/* ahead: a PSN sequence NAK, once */
 	SOFTHCA_RC_DROP,	/* ahead, NAK already sent: silently */
+	SOFTHCA_RC_READ,	/* the expected PSN, a READ REQUEST between
+				 * messages: answer it, the PSN moves by its
+				 * span (softhca_rc_read_span())
+				 */
 	SOFTHCA_RC_INVALID,	/* expected PSN but out of sequence, a
 				 * length the MTU refuses, or an opcode not
 				 * carried: NAK invalid request
@@ -98,11 +102,33 @@ enum softhca_rc_answer {
 	SOFTHCA_RC_ANS_OP,	/* NAK remote operational error */
 };
 
+/* What the requester does with a READ RESPONSE (softhca_rc_read_resp()). */
+enum softhca_rc_rd_verdict {
+	SOFTHCA_RC_RD_STALE,	/* not the READ in flight, already taken,
+				 * or ahead with none taken yet (an earlier
+				 * transmission's)
+				 */
+	SOFTHCA_RC_RD_TAKE,	/* the one expected: keep it */
+	SOFTHCA_RC_RD_DONE,	/* ... and the last: the READ is answered */
+	SOFTHCA_RC_RD_GAP,	/* ahead of the one expected, after one was
+				 * taken: one was lost
+				 */
+	SOFTHCA_RC_RD_BAD,	/* the expected PSN, but the wrong opcode or
+				 * payload length
+				 */
+};
+
 void softhca_rc_rx_reset(struct softhca_rc_rx *s, u32 psn);
 enum softhca_rc_verdict softhca_rc_rx_step(struct softhca_rc_rx *s, u32 mask,
 					   u32 psn, u32 paylen, u32 mtu);
 void softhca_rc_rx_taken(struct softhca_rc_rx *s, u32 mask);
 void softhca_rc_rx_rnr(struct softhca_rc_rx *s);
+void softhca_rc_rx_read(struct softhca_rc_rx *s, u32 npkts);
+u32 softhca_rc_read_span(u32 len, u32 mtu);
+u8 softhca_rc_read_op(u32 i, u32 n);
+enum softhca_rc_rd_verdict softhca_rc_read_resp(u32 first, u32 next,
+						u32 expect, u32 psn, u8 opcode,
+						u32 paylen, u32 len, u32 mtu);
 bool softhca_psn_in(u32 first, u32 next, u32 psn);
 enum softhca_rc_answer softhca_rc_answer(u32 first, u32 next, u32 psn,
 					 u8 syndrome);
