@@ -147,7 +147,8 @@ SHCA_EXPORT ssize_t _ibv_query_gid_table(struct ibv_context *context,
 
 /*
  * Multicast: the kernel checks the rest (a UD QP, a multicast GID, the
- * limits) and, for a RoCEv2 group, joins it on the device's netdev.
+ * limits) and puts the group's Ethernet address in the netdev's filter;
+ * the IP-level join (IGMP/MLD) is the caller's, as rdma_cm does it.
  */
 SHCA_EXPORT int ibv_attach_mcast(struct ibv_qp *qp, const union ibv_gid *gid,
 				 uint16_t lid)

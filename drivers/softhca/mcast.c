@@ -145,6 +145,16 @@ out:
 	return err;
 }
 
+/* Group @m leaves the device and the netdev's filter.  mcast_lock held. */
+static void softhca_mcast_unlink(struct softhca_dev *sdev,
+				 struct softhca_mcast *m)
+{
+	list_del_rcu(&m->node);
+	sdev->num_mcasts--;
+	dev_mc_del(sdev->ndev, m->mac);
+	kfree_rcu(m, rcu);
+}
+
 /*
  * Take QP @qpn out of group @old.  Called with mcast_lock held.
  * Return: 0, or -EINVAL when it is not attached.
@@ -158,10 +168,7 @@ static int softhca_mcast_remove(struct softhca_dev *sdev,
 	if (i < 0)
 		return -EINVAL;
 	if (old->nqp == 1) {
-		list_del_rcu(&old->node);
-		sdev->num_mcasts--;
-		dev_mc_del(sdev->ndev, old->mac);
-		kfree_rcu(old, rcu);
+		softhca_mcast_unlink(sdev, old);
 		return 0;
 	}
 	m = softhca_mcast_new(old, NULL, old->nqp);
@@ -214,12 +221,8 @@ void softhca_mcast_free_all(struct softhca_dev *sdev)
 	struct softhca_mcast *m, *tmp;
 
 	mutex_lock(&sdev->mcast_lock);
-	list_for_each_entry_safe(m, tmp, &sdev->mcasts, node) {
-		list_del_rcu(&m->node);
-		dev_mc_del(sdev->ndev, m->mac);
-		kfree_rcu(m, rcu);
-	}
-	sdev->num_mcasts = 0;
+	list_for_each_entry_safe(m, tmp, &sdev->mcasts, node)
+		softhca_mcast_unlink(sdev, m);
 	mutex_unlock(&sdev->mcast_lock);
 }
 

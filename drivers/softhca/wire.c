@@ -17,9 +17,8 @@
  * Q_Key is the responder's to check (resp.c).  UC goes to wire_conn.c
  * (sending) and wire_resp.c (receiving); RC to wire_rc.c (sending, and
  * the ACKs and NAKs that come back) and wire_rc_resp.c (receiving).
- * Atomic ACKs and XRC packets are dropped: their
- * protocol is not written (loopback.c does not pick this transport for
- * XRC).
+ * Atomic ACKs and XRC packets are dropped: their protocol is not written
+ * (loopback.c does not pick this transport for XRC).
  *
  * Context: sending runs under the sending QP's sq.lock with BHs off;
  * receiving runs in softirq (the UDP socket's receive), where the
@@ -159,9 +158,13 @@ void softhca_wire_gids(const struct sk_buff *skb, union ib_gid *sgid,
 	}
 }
 
-/* A UD datagram for QP @qpn of @sdev; false: no UD QP by that number. */
+/*
+ * A UD datagram from @sgid to @dgid (the packet's addresses) for QP @qpn
+ * of @sdev; false: no UD QP by that number.
+ */
 static bool softhca_wire_ud_to(struct softhca_dev *sdev, u32 qpn,
-			       const struct sk_buff *skb,
+			       const union ib_gid *sgid,
+			       const union ib_gid *dgid,
 			       const struct softhca_roce_pkt *pkt)
 {
 	const struct softhca_deth *deth = softhca_pkt_deth(pkt);
@@ -186,7 +189,8 @@ static bool softhca_wire_ud_to(struct softhca_dev *sdev, u32 qpn,
 	dest.dev = sdev->ibdev.index + 1;
 	dest.qpn = qpn;
 	dest.qkey = be32_to_cpu(deth->qkey);
-	softhca_wire_gids(skb, &dest.sgid, &dest.dgid);
+	dest.sgid = *sgid;
+	dest.dgid = *dgid;
 
 	softhca_cursor_init(&src, &seg, 1);
 	msg.src_qpn = softhca_deth_sqp(deth);
@@ -213,17 +217,16 @@ static bool softhca_wire_ud_to(struct softhca_dev *sdev, u32 qpn,
  * packet's destination (mcast.c), each with its own copy.
  */
 static void softhca_wire_rcv_mcast(struct softhca_dev *sdev,
-				   const struct sk_buff *skb,
+				   const union ib_gid *sgid,
+				   const union ib_gid *dgid,
 				   const struct softhca_roce_pkt *pkt)
 {
 	u32 qpn[SOFTHCA_MAX_MCAST_QP];
-	union ib_gid sgid, dgid;
 	u32 i, n, got = 0;
 
-	softhca_wire_gids(skb, &sgid, &dgid);
-	n = softhca_mcast_members(sdev, &dgid, qpn, ARRAY_SIZE(qpn));
+	n = softhca_mcast_members(sdev, dgid, qpn, ARRAY_SIZE(qpn));
 	for (i = 0; i < n; i++)
-		got += softhca_wire_ud_to(sdev, qpn[i], skb, pkt);
+		got += softhca_wire_ud_to(sdev, qpn[i], sgid, dgid, pkt);
 	if (!got)
 		softhca_count(sdev, SOFTHCA_CNT_RX_NO_QP);
 }
@@ -233,14 +236,16 @@ static void softhca_wire_rcv_ud(struct softhca_dev *sdev, struct sk_buff *skb,
 				const struct softhca_roce_pkt *pkt)
 {
 	u32 qpn = softhca_bth_qpn(softhca_pkt_bth(pkt));
+	union ib_gid sgid, dgid;
 
 	if (!softhca_pkt_deth(pkt) || !(pkt->mask & SOFTHCA_H_ONLY)) {
 		softhca_count(sdev, SOFTHCA_CNT_RX_MALFORMED);
 		return;
 	}
+	softhca_wire_gids(skb, &sgid, &dgid);
 	if (qpn == SOFTHCA_MCAST_QPN)
-		softhca_wire_rcv_mcast(sdev, skb, pkt);
-	else if (!softhca_wire_ud_to(sdev, qpn, skb, pkt))
+		softhca_wire_rcv_mcast(sdev, &sgid, &dgid, pkt);
+	else if (!softhca_wire_ud_to(sdev, qpn, &sgid, &dgid, pkt))
 		softhca_count(sdev, SOFTHCA_CNT_RX_NO_QP);
 }
 
