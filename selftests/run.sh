@@ -17,17 +17,21 @@ export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 # busy-polling benchmark runs of kill.sh and perf.sh: two processes
 # spinning on two vCPUs starve a KASAN kernel under TCG (a fork took
 # over a minute), and its kills at random points are fuzz.sh's and
-# xrc.sh's there.  wire_uc.sh (UC on RoCEv2) has not had its first
-# debug-kernel run yet: Debian's kernel only until it has; so do
-# wire_rc.sh (too slow under KASAN and TCG unscaled), rdma_cm_wire.sh
-# (the CM's kernel paths are rdma_cm.sh's; one debug-kernel run of it
-# found the IRQs-off AH bug, ah.c) and nvmeof.sh (Debian's nvmet and
-# nvme-rdma over fast registration, about 90 s).  failnth.sh needs the
-# debug kernel's fault injection: on Debian's it says so and skips its
-# sweeps.
-default="kunit.sh module.sh link.sh port.sh verbs.sh cycles.sh objects.sh objects_life.sh datapath.sh xrc.sh wire.sh rdma_cm.sh fuzz.sh failnth.sh"
+# xrc.sh's there.  Not yet there: wire_rc.sh (too slow under KASAN and
+# TCG unscaled) and nvmeof.sh (Debian's nvmet and nvme-rdma over fast
+# registration; its connect, disconnect and reconnect were clean on the
+# debug kernel, about 90 s).  failnth.sh needs the debug kernel's fault
+# injection: on Debian's it says so and skips its sweeps.
+#
+# "run.sh --list" prints the files run by default (tools/check shares
+# the debug kernel's between two guests).
+default="kunit.sh module.sh link.sh port.sh verbs.sh cycles.sh objects.sh objects_life.sh datapath.sh xrc.sh wire.sh wire_uc.sh rdma_cm.sh rdma_cm_wire.sh fuzz.sh failnth.sh"
 [ "${SOFTHCA_SUITE:-stock}" = debug ] ||
-	default="$default wire_uc.sh wire_rc.sh rdma_cm_wire.sh nvmeof.sh kill.sh perf.sh dropin.sh perftest.sh"
+	default="$default wire_rc.sh nvmeof.sh kill.sh perf.sh dropin.sh perftest.sh"
+if [ "${1:-}" = --list ]; then
+	echo "$default"
+	exit 0
+fi
 tests=${*:-$default}
 passed=0 failed=0 skipped=0
 echo
