@@ -1,0 +1,212 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# What softhca puts on the wire, seen from outside, and what it takes
+# from a hostile one (wire_lib.sh's topology):
+#   - Capture: tcpdump records the RoCEv2 frames of RC (SEND, WRITE,
+#     READ, RNR), UC and UD traffic, softhca <-> softhca and softhca <->
+#     rdma_rxe both ways.  tshark (Debian's Wireshark) must decode every
+#     UDP 4791 frame as InfiniBand with nothing malformed, and
+#     roce_tool.py recomputes every frame's ICRC, written apart from the
+#     driver's (rxe's frames are right by construction: they check the
+#     tool, the tool checks softhca's).
+#   - Packet fuzzer: roce_tool.py sends tens of thousands of frames
+#     made from the captured ones (destination QP, opcode, PSN, bytes of
+#     the headers and payload changed, truncated, extended, or random;
+#     most with a right ICRC again, so they reach the transport's
+#     checks) at shw2 from its peer's veth, aimed at the QPs of a running
+#     ibv_rc_pingpong pair, at QP 1, at QPs that do not exist.  Meanwhile
+#     uc_wire's checked RC traffic runs between the same devices on
+#     other QPs, again and again until the fuzzer is done: every round
+#     must complete byte-exact.  Afterwards the device still serves a new
+#     pair; the drop counters moved.  A splat fails the run (run-guest).
+# FUZZ_FRAMES (default 30000, a tenth on the debug kernel) and FUZZ_SEED
+# (default: random, printed) choose the frames.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/wire_lib.sh"
+
+UCW=$SELFTESTS/uc_wire
+TOOL_PY=$REPO/selftests/roce_tool.py
+FRAMES=${FUZZ_FRAMES:-$(scaled 30000)}
+SEED=${FUZZ_SEED:-$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}
+T=120
+
+# capture NS DEV PCAP CMD...: tcpdump on DEV in NS into PCAP while CMD
+# runs; CMD's status.
+capture() {
+	cns=$1 cdev=$2 pcap=$3
+	shift 3
+	# Run as the background job itself (not in a subshell), so that the
+	# signal below reaches tcpdump.
+	if [ "$cns" = - ]; then
+		tcpdump -i "$cdev" -U -s 0 -w "$pcap" udp port 4791 > "$pcap.log" 2>&1 &
+	else
+		ip netns exec "$cns" tcpdump -i "$cdev" -U -s 0 -w "$pcap" udp port 4791 \
+			> "$pcap.log" 2>&1 &
+	fi
+	cap=$!
+	# tcpdump says "listening on" once its socket is attached.
+	wait_for 30 grep -q 'listening on' "$pcap.log" ||
+		{ kill $cap; cat "$pcap.log"; return 1; }
+	"$@"
+	crc=$?
+	sleep 1
+	kill -TERM $cap
+	wait $cap
+	cat "$pcap.log" | grep -E 'captured|dropped by kernel'
+	return $crc
+}
+
+# rxe CMD...: a point that needs rdma_rxe, skipped without it.
+rxe() {
+	[ -z "$rxe_why" ] || { echo "SKIP: $rxe_why"; return 77; }
+	"$@"
+}
+
+uc() { [ -x "$UCW" ] || { echo "SKIP: $UCW not built"; return 77; }; pair "$UCW" "$@"; }
+
+# The softhca <-> softhca traffic: RC SEND/WRITE (+imm) to 64 KiB, RC
+# READ to 1 MiB, RNR, UC, UD.
+traffic_sh() {
+	uc checked cap_rc wns2 shw2 10.78.0.1 wns3 shw3 10.78.0.2 10.78.0.1 19001 -R -n 4 -s 65536 &&
+	uc 'READs of' cap_rd wns2 shw2 10.78.0.1 wns3 shw3 10.78.0.2 10.78.0.1 19002 -R -D -n 4 -s 1048576 &&
+	uc checked cap_rnr wns2 shw2 10.78.0.1 wns3 shw3 10.78.0.2 10.78.0.1 19003 -R -W -n 3 -s 64 &&
+	uc checked cap_uc wns2 shw2 10.78.0.1 wns3 shw3 10.78.0.2 10.78.0.1 19004 -n 4 -s 4096 &&
+	pair ibv_ud_pingpong 'bytes in' cap_ud wns2 shw2 10.78.0.1 wns3 shw3 10.78.0.2 10.78.0.1 19005 -n 20 -s 512 -c
+}
+
+# softhca <-> rxe, each side the server once.
+traffic_rxe() {
+	uc checked capx_rc - rxe0 10.77.0.1 wns1 shw1 10.77.0.2 10.77.0.1 19011 -R -n 4 -s 16384 &&
+	uc checked capx_rc2 wns1 shw1 10.77.0.2 - rxe0 10.77.0.1 10.77.0.2 19012 -R -n 4 -s 16384 &&
+	uc 'READs of' capx_rd - rxe0 10.77.0.1 wns1 shw1 10.77.0.2 10.77.0.1 19013 -R -D -n 4 -s 100000 &&
+	uc 'READs of' capx_rd2 wns1 shw1 10.77.0.2 - rxe0 10.77.0.1 10.77.0.2 19014 -R -D -n 4 -s 100000 &&
+	pair ibv_ud_pingpong 'bytes in' capx_ud - rxe0 10.77.0.1 wns1 shw1 10.77.0.2 10.77.0.1 19015 -n 20 -s 512 -c
+}
+
+# tshark_clean PCAP MIN: at least MIN UDP 4791 frames, each decoded as
+# InfiniBand, none malformed and no error in tshark's expert info.
+tshark_clean() {
+	command -v tshark > /dev/null || { echo "SKIP: no tshark (tools/setup-deps installs it)"; return 77; }
+	# tshark wants a writable home for its profile.  RPC-over-RDMA's
+	# heuristic would take some payloads for its own (Documentation/wire.rst).
+	HOME=$TMP tshark -n -r "$1" --disable-protocol rpcordma -T fields -e frame.number -e frame.protocols \
+		-e _ws.expert.severity > "$1.txt" 2> "$1.err" ||
+		{ cat "$1.err"; return 1; }
+	n=$(wc -l < "$1.txt")
+	notib=$(grep -vc 'udp:infiniband' "$1.txt")
+	bad=$(grep -Ec '_ws\.malformed|_ws\.short' "$1.txt")
+	# Expert severities: 2097152 note, 4194304 warning, 8388608 error.
+	err=$(awk -F'\t' '$3 ~ /8388608/' "$1.txt" | wc -l)
+	echo "NOTE: tshark: $n frames, $notib not InfiniBand, $bad malformed, $err with errors"
+	[ "$n" -ge "$2" ] && [ "$notib" = 0 ] && [ "$bad" = 0 ] && [ "$err" = 0 ] || {
+		grep -v 'udp:infiniband' "$1.txt" | head -5
+		grep -E '_ws\.malformed|_ws\.short' "$1.txt" | head -5
+		awk -F'\t' '$3 ~ /8388608/' "$1.txt" | head -5
+		return 1
+	}
+}
+
+# icrc_right PCAP: every frame's ICRC recomputed (roce_tool.py).
+icrc_right() {
+	out=$(python3 "$TOOL_PY" icrc "$1")
+	rc=$?
+	printf '%s\n' "$out" | head -1 | sed 's/^/NOTE: /'
+	printf '%s\n' "$out" | sed 's/^/# /'
+	return $rc
+}
+
+# qpns_of DEV COMM: the QP numbers of DEV's QPs of program COMM (the
+# device's restrack, as "rdma resource show qp" lists it).
+qpns_of() {
+	rdma resource show qp link "$1/1" | awk -v c="$2" '
+		{ for (i = 1; i < NF; i++) { if ($i == "lqpn") q = $(i + 1); if ($i == "comm" && $(i + 1) == c) print q } }'
+}
+
+DROPS="rx_bad_icrc rx_malformed rx_bad_pkey rx_no_qp rx_unsupported rx_bad_peer rx_psn_gaps rx_seq_drops rx_duplicates rx_stale_acks tx_naks"
+
+# counts: shw2's drop and NAK counters, "name value" a line.
+counts() {
+	for c in $DROPS; do echo "$c $(hwc shw2 $c)"; done
+}
+
+# moved BEFORE: the counters that moved since BEFORE (counts' output),
+# "name +delta" on one line; the sum in $moved_sum.
+moved() {
+	moved_sum=0 line=
+	for c in $DROPS; do
+		b=$(printf '%s\n' "$1" | awk -v c=$c '$1 == c { print $2 }')
+		d=$(($(hwc shw2 $c) - b))
+		moved_sum=$((moved_sum + d))
+		[ $d = 0 ] || line="$line $c +$d"
+	done
+	echo "$line"
+}
+
+fuzz() {
+	[ -x "$UCW" ] || { echo "SKIP: $UCW not built"; return 77; }
+	[ -s "$TMP/sh.pcap" ] || { echo "no capture to start from"; return 1; }
+	c0=$(counts)
+	# The targets: an ibv_rc_pingpong pair that runs for the whole time.
+	sg=$(gid_index shw2 10.78.0.1) cg=$(gid_index shw3 10.78.0.2) || return 1
+	ip netns exec wns2 timeout 600 "$RUN" ibv_rc_pingpong -d shw2 -g "$sg" -p 19021 -n 100000000 -s 64 \
+		> "$TMP/victim.srv" 2>&1 &
+	vs=$!
+	wait_for 20 listening wns2 19021 || { cat "$TMP/victim.srv"; return 1; }
+	ip netns exec wns3 timeout 600 "$RUN" ibv_rc_pingpong -d shw3 -g "$cg" -p 19021 -n 100000000 -s 64 10.78.0.1 \
+		> "$TMP/victim.cli" 2>&1 &
+	vc=$!
+	wait_for 30 sh -c "[ -n \"\$(rdma resource show qp link shw2/1 | grep ibv_rc_pingpong)\" ]" ||
+		{ echo "the target pair has no QP"; cat "$TMP/victim.srv" "$TMP/victim.cli"; return 1; }
+	targets=$(qpns_of shw2 ibv_rc_pingpong | tr '\n' ',')1
+	spare=$(qpns_of shw2 ibv_rc_pingpong | sort -n | tail -1)
+	mac=$(ip -n wns2 -o link show wa0 | sed -n 's/.*link\/ether \([0-9a-f:]*\).*/\1/p')
+	echo "NOTE: seed $SEED, $FRAMES frames at shw2's QPs $targets (FUZZ_SEED=$SEED FUZZ_FRAMES=$FRAMES to replay)"
+	ip netns exec wns3 timeout 900 python3 "$TOOL_PY" fuzz wa1 "$mac" 10.78.0.2 10.78.0.1 "$TMP/sh.pcap" \
+		"$FRAMES" "$SEED" --target "$targets" --spare "$spare" > "$TMP/fuzz.out" 2>&1 &
+	fz=$!
+	# Checked RC traffic on other QPs until the fuzzer is done.
+	rounds=0 rc=0
+	while kill -0 $fz 2>/dev/null || [ $rounds = 0 ]; do
+		rounds=$((rounds + 1))
+		uc checked live_$rounds wns2 shw2 10.78.0.1 wns3 shw3 10.78.0.2 10.78.0.1 \
+			$((19100 + rounds)) -R -n 10 -s 16384 > "$TMP/live.out" 2>&1 ||
+			{ rc=1; cat "$TMP/live.out"; break; }
+	done
+	wait $fz
+	frc=$?
+	cat "$TMP/fuzz.out"
+	# The targets may have failed on what they were sent (143: alive
+	# until killed here).
+	kill $vs $vc 2>/dev/null
+	wait $vs
+	vsr=$?
+	wait $vc
+	vcr=$?
+	m=$(moved "$c0")
+	echo "NOTE: $rounds rounds of checked RC traffic beside the fuzzer; the target pair exited $vsr/$vcr; shw2's counters:$m"
+	[ $frc = 0 ] || { echo "the fuzzer failed ($frc)"; return 1; }
+	[ $rc = 0 ] || return 1
+	moved "$c0" > /dev/null
+	[ $moved_sum -gt 0 ] || { echo "no drop counted"; return 1; }
+	# The device still serves a new pair.
+	uc checked after_fuzz wns2 shw2 10.78.0.1 wns3 shw3 10.78.0.2 10.78.0.1 19099 -R -n 4 -s 65536
+}
+
+t "wire_capture: veths in namespaces, softhca and rxe devices on them" setup
+t "wire_capture: RC, UC, UD softhca <-> softhca captured on wa0" \
+	capture wns2 wa0 "$TMP/sh.pcap" traffic_sh
+t "wire_capture: RC and UD softhca <-> rxe captured on wr0" \
+	rxe capture - wr0 "$TMP/rxe.pcap" traffic_rxe
+t "wire_capture: tshark decodes every softhca <-> softhca frame, none malformed" \
+	tshark_clean "$TMP/sh.pcap" 100
+t "wire_capture: tshark decodes every softhca <-> rxe frame, none malformed" \
+	rxe tshark_clean "$TMP/rxe.pcap" 50
+t "wire_capture: every softhca <-> softhca frame's ICRC recomputed" icrc_right "$TMP/sh.pcap"
+t "wire_capture: every softhca <-> rxe frame's ICRC recomputed (rxe's and softhca's)" \
+	rxe icrc_right "$TMP/rxe.pcap"
+t "wire_capture: $FRAMES fuzzed frames at shw2 beside checked RC traffic" fuzz
+teardown
+t "wire_capture: deleting the namespaces takes their devices and sockets" sockets_gone
+cleanup_all
+rm -rf "$TMP"
+tap_done
