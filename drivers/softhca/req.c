@@ -89,12 +89,6 @@ static u8 softhca_wc_opcode(u8 wr_opcode)
 	}
 }
 
-static bool softhca_is_atomic(u8 op)
-{
-	return op == IB_UVERBS_WR_ATOMIC_CMP_AND_SWP ||
-	       op == IB_UVERBS_WR_ATOMIC_FETCH_AND_ADD;
-}
-
 /* Complete the current WQE with @status and free its slot. */
 static void softhca_req_retire(struct softhca_qp *qp, u8 status,
 			       struct softhca_req_out *out)

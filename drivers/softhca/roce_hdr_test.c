@@ -616,6 +616,85 @@ static void aeth_fields(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, SOFTHCA_AETH_NAK | SOFTHCA_NAK_REM_ACCESS, 0x62);
 }
 
+/*
+ * The atomic headers byte by byte, as the IBA lays them out: an
+ * AtomicETH (VA, R_Key, swap or add, compare) right after the BTH; an
+ * ATOMIC ACKNOWLEDGE's AETH then AtomicAckETH (the original value).
+ */
+static void atomic_headers(struct kunit *test)
+{
+	static const u8 cas[] = {
+		0x13, 0x00, 0xff, 0xff, 0x00, 0x00, 0x00, 0x11,
+		0x80, 0x12, 0x34, 0x56,				/* BTH */
+		0x00, 0x00, 0x7f, 0x00, 0x12, 0x34, 0x56, 0x78,	/* VA */
+		0xca, 0xfe, 0x00, 0x01,				/* R_Key */
+		0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08,	/* swap */
+		0x11, 0x12, 0x13, 0x14, 0x15, 0x16, 0x17, 0x18,	/* compare */
+	};
+	static const u8 aack[] = {
+		0x12, 0x00, 0xff, 0xff, 0x00, 0x00, 0x00, 0x22,
+		0x00, 0x12, 0x34, 0x56,				/* BTH */
+		0x1f, 0x00, 0x00, 0x05,				/* AETH */
+		0xfe, 0xdc, 0xba, 0x98, 0x76, 0x54, 0x32, 0x10,	/* orig */
+	};
+	struct softhca_roce_fields f = {
+		.opcode = SOFTHCA_RC(COMPARE_SWAP),
+		.pkey = 0xffff,
+		.dqpn = 0x11,
+		.psn = 0x123456,
+		.ackreq = true,
+		.va = 0x7f0012345678ULL,
+		.rkey = 0xcafe0001,
+		.swap_add = 0x0102030405060708ULL,
+		.compare = 0x1112131415161718ULL,
+	};
+	u8 buf[64] = {};
+	struct softhca_roce_pkt p;
+	const struct softhca_atmeth *a;
+
+	KUNIT_ASSERT_EQ(test, softhca_roce_build(buf, sizeof(buf), &f, 0),
+			(int)sizeof(cas));
+	KUNIT_EXPECT_EQ(test, memcmp(buf, cas, sizeof(cas)), 0);
+	/* Parsed back (an ICRC's room after the headers). */
+	KUNIT_ASSERT_EQ(test, softhca_roce_parse(buf, sizeof(cas) + 4, &p), 0);
+	KUNIT_EXPECT_EQ(test, p.atmeth, (u8)SOFTHCA_BTH_LEN);
+	KUNIT_EXPECT_EQ(test, p.paylen, 0U);
+	KUNIT_EXPECT_TRUE(test, p.mask & SOFTHCA_H_ATOMIC);
+	KUNIT_EXPECT_TRUE(test, p.mask & SOFTHCA_H_REQ);
+	a = softhca_pkt_atmeth(&p);
+	KUNIT_EXPECT_EQ(test, be64_to_cpu(a->va), f.va);
+	KUNIT_EXPECT_EQ(test, be32_to_cpu(a->rkey), f.rkey);
+	KUNIT_EXPECT_EQ(test, be64_to_cpu(a->swap_add), f.swap_add);
+	KUNIT_EXPECT_EQ(test, be64_to_cpu(a->compare), f.compare);
+	/* FETCH_ADD: the same header, the add in the swap field. */
+	f.opcode = SOFTHCA_RC(FETCH_ADD);
+	KUNIT_ASSERT_EQ(test, softhca_roce_build(buf, sizeof(buf), &f, 0),
+			(int)sizeof(cas));
+	KUNIT_EXPECT_EQ(test, buf[0], 0x14);
+	KUNIT_EXPECT_EQ(test, memcmp(buf + 1, cas + 1, sizeof(cas) - 1), 0);
+
+	memset(&f, 0, sizeof(f));
+	memset(buf, 0, sizeof(buf));
+	f.opcode = SOFTHCA_RC(ATOMIC_ACKNOWLEDGE);
+	f.pkey = 0xffff;
+	f.dqpn = 0x22;
+	f.psn = 0x123456;
+	f.syndrome = SOFTHCA_AETH_ACK | SOFTHCA_AETH_NO_CREDITS;
+	f.msn = 5;
+	f.orig = 0xfedcba9876543210ULL;
+	KUNIT_ASSERT_EQ(test, softhca_roce_build(buf, sizeof(buf), &f, 0),
+			(int)sizeof(aack));
+	KUNIT_EXPECT_EQ(test, memcmp(buf, aack, sizeof(aack)), 0);
+	KUNIT_ASSERT_EQ(test, softhca_roce_parse(buf, sizeof(aack) + 4, &p), 0);
+	KUNIT_EXPECT_EQ(test, p.aeth, (u8)SOFTHCA_BTH_LEN);
+	KUNIT_EXPECT_EQ(test, p.atmack, (u8)(SOFTHCA_BTH_LEN + SOFTHCA_AETH_LEN));
+	KUNIT_EXPECT_EQ(test, softhca_aeth_msn(softhca_pkt_aeth(&p)), 5U);
+	KUNIT_EXPECT_EQ(test, be64_to_cpu(softhca_pkt_atmack(&p)->orig), f.orig);
+	/* Payload is refused on both. */
+	KUNIT_EXPECT_EQ(test, softhca_roce_build(buf, sizeof(buf), &f, 8),
+			-EINVAL);
+}
+
 /* --- rxe's frames ---------------------------------------------------------- */
 
 /*
@@ -994,6 +1073,7 @@ static struct kunit_case softhca_roce_hdr_cases[] = {
 	KUNIT_CASE(parse_random),
 	KUNIT_CASE(psn_arith),
 	KUNIT_CASE(aeth_fields),
+	KUNIT_CASE(atomic_headers),
 	KUNIT_CASE(rxe_frames_parse),
 	KUNIT_CASE(rxe_frames_icrc),
 	KUNIT_CASE(rxe_frames_rebuild),

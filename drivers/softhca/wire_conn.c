@@ -70,6 +70,9 @@ static void softhca_wire_path_set(struct softhca_qp *qp,
 		softhca_seq_rx_reset(&w->rx, 0);
 		softhca_rc_rx_reset(&w->rc, 0);
 	}
+	/* Saved atomic results belong to the PSNs of before. */
+	if (reset || (mask & IB_QP_RQ_PSN))
+		softhca_rc_atm_clear(&w->atm);
 	spin_unlock_bh(&w->rx_lock);
 }
 

@@ -179,6 +179,8 @@ bool softhca_wire_deliver(struct softhca_dev *sdev, struct softhca_qp *qp,
 	if (pkt->mask & SOFTHCA_H_WRITE) {
 		if (!softhca_wire_write_pkt(qp, pkt, msg))
 			return false;
+	} else if (pkt->mask & SOFTHCA_H_ATOMIC) {
+		softhca_wire_atm_msg(pkt, msg);	/* RC only: wire_atomic.c */
 	} else {
 		/* The length is known at the end only: the responder counts. */
 		msg->opcode = immdt ? IB_UVERBS_WR_SEND_WITH_IMM :
