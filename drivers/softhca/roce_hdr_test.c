@@ -616,6 +616,15 @@ static void aeth_fields(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, SOFTHCA_AETH_NAK | SOFTHCA_NAK_REM_ACCESS, 0x62);
 }
 
+/* Build @f (@paylen bytes of payload to follow): exactly the @n bytes @want. */
+static void expect_built(struct kunit *test, u8 *buf, u32 size,
+			 const struct softhca_roce_fields *f, u32 paylen,
+			 const u8 *want, u32 n)
+{
+	KUNIT_ASSERT_EQ(test, softhca_roce_build(buf, size, f, paylen), (int)n);
+	KUNIT_EXPECT_EQ(test, memcmp(buf, want, n), 0);
+}
+
 /*
  * The atomic headers byte by byte, as the IBA lays them out: an
  * AtomicETH (VA, R_Key, swap or add, compare) right after the BTH; an
@@ -652,9 +661,7 @@ static void atomic_headers(struct kunit *test)
 	struct softhca_roce_pkt p;
 	const struct softhca_atmeth *a;
 
-	KUNIT_ASSERT_EQ(test, softhca_roce_build(buf, sizeof(buf), &f, 0),
-			(int)sizeof(cas));
-	KUNIT_EXPECT_EQ(test, memcmp(buf, cas, sizeof(cas)), 0);
+	expect_built(test, buf, sizeof(buf), &f, 0, cas, sizeof(cas));
 	/* Parsed back (an ICRC's room after the headers). */
 	KUNIT_ASSERT_EQ(test, softhca_roce_parse(buf, sizeof(cas) + 4, &p), 0);
 	KUNIT_EXPECT_EQ(test, p.atmeth, (u8)SOFTHCA_BTH_LEN);
@@ -682,9 +689,7 @@ static void atomic_headers(struct kunit *test)
 	f.syndrome = SOFTHCA_AETH_ACK | SOFTHCA_AETH_NO_CREDITS;
 	f.msn = 5;
 	f.orig = 0xfedcba9876543210ULL;
-	KUNIT_ASSERT_EQ(test, softhca_roce_build(buf, sizeof(buf), &f, 0),
-			(int)sizeof(aack));
-	KUNIT_EXPECT_EQ(test, memcmp(buf, aack, sizeof(aack)), 0);
+	expect_built(test, buf, sizeof(buf), &f, 0, aack, sizeof(aack));
 	KUNIT_ASSERT_EQ(test, softhca_roce_parse(buf, sizeof(aack) + 4, &p), 0);
 	KUNIT_EXPECT_EQ(test, p.aeth, (u8)SOFTHCA_BTH_LEN);
 	KUNIT_EXPECT_EQ(test, p.atmack, (u8)(SOFTHCA_BTH_LEN + SOFTHCA_AETH_LEN));
@@ -693,6 +698,42 @@ static void atomic_headers(struct kunit *test)
 	/* Payload is refused on both. */
 	KUNIT_EXPECT_EQ(test, softhca_roce_build(buf, sizeof(buf), &f, 8),
 			-EINVAL);
+}
+
+/* SEND with invalidate: the IETH (the R_Key) after the BTH, payload after. */
+static void ieth_header(struct kunit *test)
+{
+	static const u8 sinv[] = {
+		0x17, 0x00, 0xff, 0xff, 0x00, 0x00, 0x00, 0x33,
+		0x80, 0x00, 0x00, 0x09,				/* BTH */
+		0x12, 0x34, 0x56, 0x78,				/* IETH */
+	};
+	struct softhca_roce_fields f = {
+		.opcode = SOFTHCA_RC(SEND_ONLY_WITH_INVALIDATE),
+		.pkey = 0xffff,
+		.dqpn = 0x33,
+		.psn = 9,
+		.ackreq = true,
+		.inv_rkey = 0x12345678,
+	};
+	u8 buf[64] = {};
+	struct softhca_roce_pkt p;
+
+	/* 4 bytes of payload: no pad. */
+	expect_built(test, buf, sizeof(buf), &f, 4, sinv, sizeof(sinv));
+	KUNIT_ASSERT_EQ(test, softhca_roce_parse(buf, sizeof(sinv) + 8, &p), 0);
+	KUNIT_EXPECT_EQ(test, p.ieth, (u8)SOFTHCA_BTH_LEN);
+	KUNIT_EXPECT_EQ(test, p.paylen, 4U);
+	KUNIT_EXPECT_TRUE(test, p.mask & SOFTHCA_H_SEND);
+	KUNIT_EXPECT_TRUE(test, (p.mask & SOFTHCA_H_ONLY) == SOFTHCA_H_ONLY);
+	KUNIT_EXPECT_EQ(test, be32_to_cpu(softhca_pkt_ieth(&p)->rkey),
+			0x12345678U);
+	/* LAST: the same header; UC has neither opcode. */
+	f.opcode = SOFTHCA_RC(SEND_LAST_WITH_INVALIDATE);
+	KUNIT_ASSERT_EQ(test, softhca_roce_build(buf, sizeof(buf), &f, 4),
+			(int)sizeof(sinv));
+	KUNIT_EXPECT_EQ(test, buf[0], 0x16);
+	KUNIT_EXPECT_FALSE(test, softhca_roce_op_valid(SOFTHCA_UC(SEND_ONLY_WITH_INVALIDATE)));
 }
 
 /* --- rxe's frames ---------------------------------------------------------- */
@@ -1074,6 +1115,7 @@ static struct kunit_case softhca_roce_hdr_cases[] = {
 	KUNIT_CASE(psn_arith),
 	KUNIT_CASE(aeth_fields),
 	KUNIT_CASE(atomic_headers),
+	KUNIT_CASE(ieth_header),
 	KUNIT_CASE(rxe_frames_parse),
 	KUNIT_CASE(rxe_frames_icrc),
 	KUNIT_CASE(rxe_frames_rebuild),

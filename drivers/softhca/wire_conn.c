@@ -114,6 +114,7 @@ bool softhca_wire_send_pkts(struct softhca_qp *qp, struct softhca_dest *dest,
 		.pkey = SOFTHCA_ROCE_DEF_PKEY,
 		.dqpn = dest->qpn,
 		.imm = (__force __be32)msg->imm,
+		.inv_rkey = msg->imm,	/* SEND_WITH_INV: the rkey, host order */
 	};
 	u32 mtu = qp->wire.mtu, left = msg->len, plen;
 	bool first = msg->first, last;
