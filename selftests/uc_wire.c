@@ -5,7 +5,7 @@
  * it is and on softhca under softhca-run (selftests/wire_uc.sh,
  * wire_rc.sh).
  *
- *   uc_wire -d DEV -g GIDX [-R [-E]] [-p PORT] [-s SIZE] [-n ITERS]
+ *   uc_wire -d DEV -g GIDX [-R [-E|-D|-A]] [-p PORT] [-s SIZE] [-n ITERS]
  *           [-P PSN] [HOST]
  *
  * -R: an RC QP instead of UC (local ACK timeout 14, 67 ms; retry_cnt 7;
@@ -19,6 +19,15 @@
  * random ones), each from a random offset into a random layout of 1 to
  * 4 SGEs in its own buffer, and checks every byte, and that nothing
  * around the SGEs was written.
+ * -A (RC): atomics: the server registers two 8-byte targets (remote
+ * atomic) with known values; the client runs ITERS rounds of a
+ * FETCH_ADD on the first (adds of up to 2^40, so the sum crosses 32
+ * bits), a CMP_AND_SWP that swaps the second to a new random value and,
+ * every fourth round, one whose compare misses (nothing swapped); each
+ * returned original value must be the one the client expects, in its
+ * 8 bytes of a guarded result buffer.  Then the server checks its
+ * memory against the client's expected final values (a FETCH_ADD done
+ * twice, a duplicate carried out again, shows in the sum).
  * -E (RC): the dead peer: the server destroys its QP once connected,
  * the client's SEND must then complete with RETRY_EXC_ERR (and within
  * the retries' time, not hang).
@@ -71,7 +80,7 @@ struct dest {
 
 static struct {
 	const char *dev, *host;
-	int gidx, port, iters, stream, lost, rc, dead, rnr, read;
+	int gidx, port, iters, stream, lost, rc, dead, rnr, read, atomic;
 	uint32_t size, psn;
 } o = { .port = 18800, .size = 64, .iters = 100, .lost = -1, .psn = 0x100 };
 
@@ -209,6 +218,8 @@ static void init_qp(void)
 
 	if (o.rc)
 		a.qp_access_flags |= IBV_ACCESS_REMOTE_READ;
+	if (o.atomic)
+		a.qp_access_flags |= IBV_ACCESS_REMOTE_ATOMIC;
 	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
 			  IBV_QP_ACCESS_FLAGS))
 		die("modify to INIT");
@@ -584,6 +595,116 @@ static void reads(const struct dest *peer)
 	       n + 1, o.size, seed);
 }
 
+/* -A: the server's two targets, the client's guarded results. */
+#define ATM_ADD0	0x00000000fffffff0ULL
+#define ATM_CAS0	0x0123456789abcdefULL
+#define ATM_GUARD	0xeeeeeeeeeeeeeeeeULL
+static uint64_t *atm_buf;
+static struct ibv_mr *atm_mr;
+
+static uint64_t rand64(void)
+{
+	return (uint64_t)rand() << 42 ^ (uint64_t)rand() << 21 ^ (uint64_t)rand();
+}
+
+/*
+ * One atomic on the server's target @slot, its original value checked
+ * against @want; the result lands in atm_buf[1], between guards.
+ */
+static void atomic_one(const struct dest *peer, enum ibv_wr_opcode op, int slot,
+		       uint64_t cmp_add, uint64_t swap, uint64_t want)
+{
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)&atm_buf[1], .length = 8, .lkey = atm_mr->lkey,
+	};
+	struct ibv_send_wr wr = {
+		.wr_id = 9, .sg_list = &sge, .num_sge = 1, .opcode = op,
+		.send_flags = IBV_SEND_SIGNALED,
+	}, *bad;
+	const char *name = op == IBV_WR_ATOMIC_FETCH_AND_ADD ? "FETCH_ADD" : "CMP_SWP";
+	struct ibv_wc wc;
+
+	atm_buf[0] = atm_buf[1] = atm_buf[2] = ATM_GUARD;
+	wr.wr.atomic.remote_addr = peer->addr + 8 * (uint64_t)slot;
+	wr.wr.atomic.rkey = peer->rkey;
+	wr.wr.atomic.compare_add = cmp_add;
+	wr.wr.atomic.swap = swap;
+	if (ibv_post_send(qp, &wr, &bad))
+		die("post atomic");
+	if (!poll_one(&wc, 60000)) {
+		fprintf(stderr, "uc_wire: %s: no completion\n", name);
+		exit(1);
+	}
+	if (wc.opcode != (op == IBV_WR_ATOMIC_FETCH_AND_ADD ? IBV_WC_FETCH_ADD :
+			  IBV_WC_COMP_SWAP)) {
+		fprintf(stderr, "uc_wire: %s: completion opcode %d\n", name, wc.opcode);
+		exit(1);
+	}
+	if (atm_buf[1] != want || atm_buf[0] != ATM_GUARD || atm_buf[2] != ATM_GUARD) {
+		fprintf(stderr, "uc_wire: %s: returned 0x%llx, expected 0x%llx (guards 0x%llx 0x%llx)\n",
+			name, (unsigned long long)atm_buf[1], (unsigned long long)want,
+			(unsigned long long)atm_buf[0], (unsigned long long)atm_buf[2]);
+		exit(1);
+	}
+}
+
+/*
+ * -A: the client's atomics, each original value checked; then the
+ * server compares its targets with the final values the client expects.
+ */
+static void atomics(const struct dest *peer, int s)
+{
+	unsigned int seed = (unsigned int)time(NULL) ^ (unsigned int)getpid();
+	uint64_t sum = ATM_ADD0, cur = ATM_CAS0, add, next, want[2];
+	int i, n = 0, fadd = 0;
+	char ok = 0;
+
+	if (!o.host) {
+		/* The responder: idle until the client says what to expect. */
+		if (read(s, want, sizeof(want)) != sizeof(want))
+			die("read expected values");
+		ok = atm_buf[0] == want[0] && atm_buf[1] == want[1];
+		if (!ok)
+			fprintf(stderr, "uc_wire: server: targets 0x%llx 0x%llx, expected 0x%llx 0x%llx\n",
+				(unsigned long long)atm_buf[0], (unsigned long long)atm_buf[1],
+				(unsigned long long)want[0], (unsigned long long)want[1]);
+		else
+			printf("uc_wire: server: final values 0x%llx 0x%llx as expected\n",
+			       (unsigned long long)want[0], (unsigned long long)want[1]);
+		if (write(s, &ok, 1) != 1)
+			die("write verdict");
+		if (!ok)
+			exit(1);
+		return;
+	}
+	srand(seed);
+	for (i = 0; i < o.iters; i++) {
+		add = (rand64() & ((1ULL << 40) - 1)) + 1;
+		atomic_one(peer, IBV_WR_ATOMIC_FETCH_AND_ADD, 0, add, 0, sum);
+		sum += add;
+		fadd++;
+		next = rand64();
+		atomic_one(peer, IBV_WR_ATOMIC_CMP_AND_SWP, 1, cur, next, cur);
+		cur = next;
+		n += 2;
+		if (i % 4 == 3) {
+			/* A compare that misses: nothing swapped. */
+			atomic_one(peer, IBV_WR_ATOMIC_CMP_AND_SWP, 1, cur ^ 1, rand64(), cur);
+			n++;
+		}
+	}
+	want[0] = sum;
+	want[1] = cur;
+	if (write(s, want, sizeof(want)) != sizeof(want) || read(s, &ok, 1) != 1)
+		die("final values exchange");
+	if (!ok) {
+		fprintf(stderr, "uc_wire: the server's final values differ\n");
+		exit(1);
+	}
+	printf("uc_wire: RC: %d atomics checked (%d FETCH_ADD, sum 0x%llx; CMP_SWP 0x%llx; seed %u)\n",
+	       n, fadd, (unsigned long long)sum, (unsigned long long)cur, seed);
+}
+
 /*
  * -E: the server's QP goes away; the client's SEND to it must end in
  * RETRY_EXC_ERR after its retries (8 timeouts of 67 ms), not hang.
@@ -636,7 +757,7 @@ int main(int argc, char **argv)
 	struct dest me = { 0 }, peer;
 	int c, i, s;
 
-	while ((c = getopt(argc, argv, "d:g:p:s:n:P:S:L:REWD")) != -1) {
+	while ((c = getopt(argc, argv, "d:g:p:s:n:P:S:L:REWDA")) != -1) {
 		switch (c) {
 		case 'd': o.dev = optarg; break;
 		case 'g': o.gidx = atoi(optarg); break;
@@ -650,6 +771,7 @@ int main(int argc, char **argv)
 		case 'E': o.dead = 1; break;
 		case 'W': o.rnr = 1; break;
 		case 'D': o.read = 1; break;
+		case 'A': o.atomic = 1; break;
 		default:
 			fprintf(stderr, "usage: uc_wire -d DEV -g GIDX [-p PORT] [-s SIZE] [-n ITERS] [-P PSN] [-S N [-L K]] [HOST]\n");
 			return 2;
@@ -692,6 +814,17 @@ int main(int argc, char **argv)
 		if (!rd_mr)
 			die("READ MR");
 	}
+	if (o.atomic) {
+		atm_buf = aligned_alloc(4096, 4096);
+		if (!atm_buf)
+			die("atomic buffer");
+		atm_buf[0] = ATM_ADD0;
+		atm_buf[1] = ATM_CAS0;
+		atm_mr = ibv_reg_mr(pd, atm_buf, 4096,
+				    IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_ATOMIC);
+		if (!atm_mr)
+			die("atomic MR");
+	}
 	{
 		struct ibv_qp_init_attr ia = {
 			.send_cq = cq, .recv_cq = cq,
@@ -708,8 +841,8 @@ int main(int argc, char **argv)
 		die("query_gid");
 	me.qpn = qp->qp_num;
 	me.psn = o.psn;
-	me.rkey = o.read ? rd_mr->rkey : mr->rkey;
-	me.addr = o.read ? (uintptr_t)rd_buf : (uintptr_t)buf;
+	me.rkey = o.read ? rd_mr->rkey : o.atomic ? atm_mr->rkey : mr->rkey;
+	me.addr = o.read ? (uintptr_t)rd_buf : o.atomic ? (uintptr_t)atm_buf : (uintptr_t)buf;
 
 	/* Receives first: the peer may send as soon as it is connected. */
 	init_qp();
@@ -736,6 +869,8 @@ int main(int argc, char **argv)
 		return dead_peer(s);
 	if (o.read)
 		reads(&peer);
+	else if (o.atomic)
+		atomics(&peer, s);
 	else if (o.stream && o.host)
 		stream_client(&peer);
 	else if (o.stream)
@@ -749,6 +884,9 @@ int main(int argc, char **argv)
 	if (rd_mr)
 		ibv_dereg_mr(rd_mr);
 	free(rd_buf);
+	if (atm_mr)
+		ibv_dereg_mr(atm_mr);
+	free(atm_buf);
 	ibv_dereg_mr(mr);
 	ibv_destroy_cq(cq);
 	ibv_dealloc_pd(pd);

@@ -19,6 +19,12 @@
 #     around the SGEs checked; softhca as requester and as responder
 #     against rxe, softhca <-> softhca; READ RESPONSE packets counted
 #     (tx_read_resps, rx_read_resps); under 5% loss of the responses.
+#   - Atomics (uc_wire -R -A): FETCH_ADD and CMP_AND_SWP, each returned
+#     original value and the final memory checked; softhca as requester
+#     and as responder against rxe, softhca <-> softhca; under 5% loss
+#     of the requests and of the ATOMIC ACKNOWLEDGEs (the duplicates
+#     answered from the saved results, rx_dup_atomics, and the sum exact:
+#     no FETCH_ADD carried out twice).
 # The topology is wire_lib.sh's.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/wire_lib.sh"
@@ -43,6 +49,49 @@ rc_check() {
 rd_check() {
 	[ -x "$UCW" ] || { echo "SKIP: $UCW not built (no libibverbs)"; return 77; }
 	pair "$UCW" 'READs of' "$@" -R -D
+}
+
+# at_check NAME SNS SDEV SADDR CNS CDEV CADDR HOST PORT [ARGS]: the
+# client's atomics on the server's targets (uc_wire -R -A).
+at_check() {
+	[ -x "$UCW" ] || { echo "SKIP: $UCW not built (no libibverbs)"; return 77; }
+	pair "$UCW" 'atomics checked' "$@" -R -A
+}
+
+# atomic_counted SDEV CDEV: the responder SDEV carried out atomics, the
+# requester CDEV sent them.
+atomic_counted() {
+	tx=$(hwc "$2" tx_atomics) rx=$(hwc "$1" rx_atomics)
+	echo "NOTE: $2 tx_atomics $tx, $1 rx_atomics $rx"
+	[ "$tx" -gt 0 ] && [ "$rx" -gt 0 ]
+}
+
+# lossy_atomic DUPDEV ARGS: lossy with the atomics as the check; DUPDEV
+# ("-": none), a softhca responder whose answers are lost, must have
+# answered duplicates from its saved results.
+lossy_atomic() {
+	dd_=$1
+	shift
+	[ "$dd_" = - ] || a0=$(hwc "$dd_" rx_dup_atomics)
+	chk=at_check
+	lossy "$@"
+	rc=$?
+	chk=
+	[ $rc = 0 ] || return 1
+	[ "$dd_" = - ] && return 0
+	a=$(($(hwc "$dd_" rx_dup_atomics) - a0))
+	echo "NOTE: $dd_: $a duplicate atomics answered from saved results"
+	[ $a -gt 0 ] || { echo "no duplicate atomic answered"; return 1; }
+}
+
+# lossy_atomic_resp ARGS: lossy_atomic with softhca the responder only:
+# its rx_duplicates must grow (it sends nothing again itself).
+lossy_atomic_resp() {
+	lossctr=rx_duplicates
+	lossy_atomic "$@"
+	rc=$?
+	lossctr=
+	return $rc
 }
 
 # read_counted SDEV CDEV: the responder SDEV sent READ RESPONSE packets,
@@ -88,7 +137,7 @@ lossy() {
 	lns=$1 veth=$2 pct=$3 name=$4 devs=$5
 	shift 5
 	# shellcheck disable=SC2086
-	r0=$(sum tx_retransmits $devs) t0=$(sum ack_timeouts $devs)
+	r0=$(sum ${lossctr:-tx_retransmits} $devs) t0=$(sum ack_timeouts $devs)
 	q0=$(sum rx_naks_seq $devs) d0=$(sum rx_duplicates $devs)
 	inns "$lns" tc qdisc add dev "$veth" root netem loss "$pct%" ||
 		{ echo "no netem here"; return 1; }
@@ -98,11 +147,11 @@ lossy() {
 	inns "$lns" tc qdisc del dev "$veth" root
 	[ $rc = 0 ] || return 1
 	# shellcheck disable=SC2086
-	r=$(($(sum tx_retransmits $devs) - r0)) t=$(($(sum ack_timeouts $devs) - t0))
+	r=$(($(sum ${lossctr:-tx_retransmits} $devs) - r0)) t=$(($(sum ack_timeouts $devs) - t0))
 	# shellcheck disable=SC2086
 	q=$(($(sum rx_naks_seq $devs) - q0)) d=$(($(sum rx_duplicates $devs) - d0))
-	echo "NOTE: $name: tc: $drops; softhca: $r packets sent again, $t ACK timeouts, $q sequence NAKs, $d duplicates received"
-	[ $r -gt 0 ] || { echo "no retransmission counted"; return 1; }
+	echo "NOTE: $name: tc: $drops; softhca: $r ${lossctr:-packets sent again (tx_retransmits)}, $t ACK timeouts, $q sequence NAKs, $d duplicates received"
+	[ $r -gt 0 ] || { echo "no ${lossctr:-tx_retransmits} counted"; return 1; }
 }
 
 # lossy_read ARGS: lossy, the check a READ (the timeout longer: every
@@ -198,6 +247,28 @@ t "wire_rc: READ RESPONSE packets counted (softhca responder and requester)" \
 t "wire_rc: RDMA READ under 5% loss, softhca <-> softhca, up to 1 MiB, every byte" \
 	lossy_read wns2 wa0 5 rd_loss_sh_sh "shw2 shw3" \
 	wns2 shw2 10.78.0.1 wns3 shw3 10.78.0.2 10.78.0.1 18984 -n 3 -s 1048576
+t "wire_rc: atomics checked, softhca requester, rxe responder (IPv4)" \
+	rxe at_check at_sh_rxe - rxe0 10.77.0.1 wns1 shw1 10.77.0.2 10.77.0.1 18990 -n 200
+t "wire_rc: atomics checked, rxe requester, softhca responder (IPv4)" \
+	rxe at_check at_rxe_sh wns1 shw1 10.77.0.2 - rxe0 10.77.0.1 10.77.0.2 18991 -n 200
+t "wire_rc: atomics checked, softhca <-> rxe (IPv6), PSNs wrap" \
+	rxe at_check at_sh_rxe6 - rxe0 $V6A wns1 shw1 $V6B 10.77.0.1 18992 -n 100 -P 0xffff80
+t "wire_rc: atomics checked, softhca <-> softhca" \
+	at_check at_sh_sh wns2 shw2 10.78.0.1 wns3 shw3 10.78.0.2 10.78.0.1 18993 -n 200
+t "wire_rc: atomics counted (softhca responder and requester)" \
+	atomic_counted shw2 shw3
+t "wire_rc: atomics under 5% loss of the ATOMIC ACKs, softhca <-> softhca, sum exact" \
+	lossy_atomic shw2 wns2 wa0 5 at_loss_ack_sh_sh "shw2 shw3" \
+	wns2 shw2 10.78.0.1 wns3 shw3 10.78.0.2 10.78.0.1 18994 -n 300
+t "wire_rc: atomics under 5% loss of the requests, softhca <-> softhca, sum exact" \
+	lossy_atomic - wns3 wa1 5 at_loss_req_sh_sh "shw2 shw3" \
+	wns2 shw2 10.78.0.1 wns3 shw3 10.78.0.2 10.78.0.1 18995 -n 300
+t "wire_rc: atomics under 5% loss from softhca to rxe, softhca requester, sum exact" \
+	rxe lossy_atomic - wns1 wr1 5 at_loss_sh_rxe shw1 \
+	- rxe0 10.77.0.1 wns1 shw1 10.77.0.2 10.77.0.1 18996 -n 300
+t "wire_rc: atomics under 5% loss of softhca's ATOMIC ACKs to rxe, sum exact" \
+	rxe lossy_atomic_resp shw1 wns1 wr1 5 at_loss_rxe_sh shw1 \
+	wns1 shw1 10.77.0.2 - rxe0 10.77.0.1 10.77.0.2 18997 -n 300
 t "wire_rc: a dead peer (QP destroyed): RETRY_EXC_ERR, softhca -> softhca" \
 	dead dead_sh_sh wns2 shw2 10.78.0.1 wns3 shw3 10.78.0.2 10.78.0.1 18970
 t "wire_rc: a dead peer (QP destroyed): RETRY_EXC_ERR, softhca -> rxe" \

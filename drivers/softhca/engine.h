@@ -137,7 +137,7 @@ struct softhca_transport {
 extern const struct softhca_transport softhca_loopback;
 extern const struct softhca_transport softhca_wire;
 
-/* wire.c, wire_conn.c */
+/* wire.c, wire_conn.c, wire_rc_resp.c, wire_atomic.c */
 enum softhca_ack softhca_wire_send(struct softhca_qp *qp,
 				   struct softhca_dest *dest,
 				   struct softhca_msg *msg);
@@ -145,6 +145,9 @@ void softhca_wire_qp_modify(struct softhca_qp *qp,
 			    const struct ib_qp_attr *attr, int mask);
 void softhca_wire_rc_tx_work(struct work_struct *work);
 void softhca_wire_rc_tx_drop(struct softhca_qp *qp);
+int softhca_wire_atm_resize(struct softhca_qp *qp,
+			    const struct ib_qp_attr *attr, int mask);
+void softhca_wire_atm_free(struct softhca_qp *qp);
 
 /* kverbs.c */
 int softhca_kpost_send(struct softhca_qp *qp, const struct ib_send_wr *wr,
@@ -207,6 +210,13 @@ bool softhca_sender_active(u32 dev, u32 qpn, u32 dest_qpn);
 static inline bool softhca_qpt_reliable(enum ib_qp_type t)
 {
 	return t == IB_QPT_RC || t == IB_QPT_XRC_INI || t == IB_QPT_XRC_TGT;
+}
+
+/* Is @op (IB_UVERBS_WR_*) an atomic? */
+static inline bool softhca_is_atomic(u8 op)
+{
+	return op == IB_UVERBS_WR_ATOMIC_CMP_AND_SWP ||
+	       op == IB_UVERBS_WR_ATOMIC_FETCH_AND_ADD;
 }
 
 static inline bool softhca_is_ud(enum ib_qp_type t)

@@ -174,6 +174,7 @@ static void softhca_qp_free_engine(struct softhca_qp *qp)
 	kfree(qp->resp.segs);
 	/* READ responses a chunk left behind (nothing queues them now). */
 	__skb_queue_purge(&qp->wire.rd_q);
+	softhca_wire_atm_free(qp);
 }
 
 /* Engine state of a new QP; its send queue starts unwatched. */

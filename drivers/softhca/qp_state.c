@@ -342,6 +342,13 @@ int softhca_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	err = softhca_qp_check_attr(qp, attr, mask);
 	if (err)
 		goto out;
+	/*
+	 * RC on the wire: room for the saved atomic results, before any
+	 * change (the only step that may fail for want of memory).
+	 */
+	err = softhca_wire_atm_resize(qp, attr, mask);
+	if (err)
+		goto out;
 
 	if ((mask & IB_QP_STATE) && new != cur &&
 	    !try_cmpxchg(&qp->state, &cur, new)) {

@@ -89,12 +89,6 @@ static u8 softhca_wc_opcode(u8 wr_opcode)
 	}
 }
 
-static bool softhca_is_atomic(u8 op)
-{
-	return op == IB_UVERBS_WR_ATOMIC_CMP_AND_SWP ||
-	       op == IB_UVERBS_WR_ATOMIC_FETCH_AND_ADD;
-}
-
 /* Complete the current WQE with @status and free its slot. */
 static void softhca_req_retire(struct softhca_qp *qp, u8 status,
 			       struct softhca_req_out *out)
@@ -357,10 +351,11 @@ static int softhca_req_chunk(struct softhca_qp *qp, struct softhca_req_out *out)
 		return 0;
 	}
 	/*
-	 * The RoCEv2 transport has no IETH yet: a SEND_WITH_INV to another
-	 * host fails cleanly instead of arriving as a plain SEND.
+	 * RoCEv2 has SEND with invalidate for RC and XRC only: a UC one to
+	 * another host fails cleanly instead of arriving as a plain SEND.
 	 */
 	if (err || (dest->tp == &softhca_wire &&
+		    qp->ibqp.qp_type == IB_QPT_UC &&
 		    w->ctrl.opcode == IB_WR_SEND_WITH_INV)) {
 		softhca_req_retire(qp, IB_WC_LOC_QP_OP_ERR, out);
 		return 0;

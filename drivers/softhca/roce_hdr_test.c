@@ -616,6 +616,126 @@ static void aeth_fields(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, SOFTHCA_AETH_NAK | SOFTHCA_NAK_REM_ACCESS, 0x62);
 }
 
+/* Build @f (@paylen bytes of payload to follow): exactly the @n bytes @want. */
+static void expect_built(struct kunit *test, u8 *buf, u32 size,
+			 const struct softhca_roce_fields *f, u32 paylen,
+			 const u8 *want, u32 n)
+{
+	KUNIT_ASSERT_EQ(test, softhca_roce_build(buf, size, f, paylen), (int)n);
+	KUNIT_EXPECT_EQ(test, memcmp(buf, want, n), 0);
+}
+
+/*
+ * The atomic headers byte by byte, as the IBA lays them out: an
+ * AtomicETH (VA, R_Key, swap or add, compare) right after the BTH; an
+ * ATOMIC ACKNOWLEDGE's AETH then AtomicAckETH (the original value).
+ */
+static void atomic_headers(struct kunit *test)
+{
+	static const u8 cas[] = {
+		0x13, 0x00, 0xff, 0xff, 0x00, 0x00, 0x00, 0x11,
+		0x80, 0x12, 0x34, 0x56,				/* BTH */
+		0x00, 0x00, 0x7f, 0x00, 0x12, 0x34, 0x56, 0x78,	/* VA */
+		0xca, 0xfe, 0x00, 0x01,				/* R_Key */
+		0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08,	/* swap */
+		0x11, 0x12, 0x13, 0x14, 0x15, 0x16, 0x17, 0x18,	/* compare */
+	};
+	static const u8 aack[] = {
+		0x12, 0x00, 0xff, 0xff, 0x00, 0x00, 0x00, 0x22,
+		0x00, 0x12, 0x34, 0x56,				/* BTH */
+		0x1f, 0x00, 0x00, 0x05,				/* AETH */
+		0xfe, 0xdc, 0xba, 0x98, 0x76, 0x54, 0x32, 0x10,	/* orig */
+	};
+	struct softhca_roce_fields f = {
+		.opcode = SOFTHCA_RC(COMPARE_SWAP),
+		.pkey = 0xffff,
+		.dqpn = 0x11,
+		.psn = 0x123456,
+		.ackreq = true,
+		.va = 0x7f0012345678ULL,
+		.rkey = 0xcafe0001,
+		.swap_add = 0x0102030405060708ULL,
+		.compare = 0x1112131415161718ULL,
+	};
+	u8 buf[64] = {};
+	struct softhca_roce_pkt p;
+	const struct softhca_atmeth *a;
+
+	expect_built(test, buf, sizeof(buf), &f, 0, cas, sizeof(cas));
+	/* Parsed back (an ICRC's room after the headers). */
+	KUNIT_ASSERT_EQ(test, softhca_roce_parse(buf, sizeof(cas) + 4, &p), 0);
+	KUNIT_EXPECT_EQ(test, p.atmeth, (u8)SOFTHCA_BTH_LEN);
+	KUNIT_EXPECT_EQ(test, p.paylen, 0U);
+	KUNIT_EXPECT_TRUE(test, p.mask & SOFTHCA_H_ATOMIC);
+	KUNIT_EXPECT_TRUE(test, p.mask & SOFTHCA_H_REQ);
+	a = softhca_pkt_atmeth(&p);
+	KUNIT_EXPECT_EQ(test, be64_to_cpu(a->va), f.va);
+	KUNIT_EXPECT_EQ(test, be32_to_cpu(a->rkey), f.rkey);
+	KUNIT_EXPECT_EQ(test, be64_to_cpu(a->swap_add), f.swap_add);
+	KUNIT_EXPECT_EQ(test, be64_to_cpu(a->compare), f.compare);
+	/* FETCH_ADD: the same header, the add in the swap field. */
+	f.opcode = SOFTHCA_RC(FETCH_ADD);
+	KUNIT_ASSERT_EQ(test, softhca_roce_build(buf, sizeof(buf), &f, 0),
+			(int)sizeof(cas));
+	KUNIT_EXPECT_EQ(test, buf[0], 0x14);
+	KUNIT_EXPECT_EQ(test, memcmp(buf + 1, cas + 1, sizeof(cas) - 1), 0);
+
+	memset(&f, 0, sizeof(f));
+	memset(buf, 0, sizeof(buf));
+	f.opcode = SOFTHCA_RC(ATOMIC_ACKNOWLEDGE);
+	f.pkey = 0xffff;
+	f.dqpn = 0x22;
+	f.psn = 0x123456;
+	f.syndrome = SOFTHCA_AETH_ACK | SOFTHCA_AETH_NO_CREDITS;
+	f.msn = 5;
+	f.orig = 0xfedcba9876543210ULL;
+	expect_built(test, buf, sizeof(buf), &f, 0, aack, sizeof(aack));
+	KUNIT_ASSERT_EQ(test, softhca_roce_parse(buf, sizeof(aack) + 4, &p), 0);
+	KUNIT_EXPECT_EQ(test, p.aeth, (u8)SOFTHCA_BTH_LEN);
+	KUNIT_EXPECT_EQ(test, p.atmack, (u8)(SOFTHCA_BTH_LEN + SOFTHCA_AETH_LEN));
+	KUNIT_EXPECT_EQ(test, softhca_aeth_msn(softhca_pkt_aeth(&p)), 5U);
+	KUNIT_EXPECT_EQ(test, be64_to_cpu(softhca_pkt_atmack(&p)->orig), f.orig);
+	/* Payload is refused on both. */
+	KUNIT_EXPECT_EQ(test, softhca_roce_build(buf, sizeof(buf), &f, 8),
+			-EINVAL);
+}
+
+/* SEND with invalidate: the IETH (the R_Key) after the BTH, payload after. */
+static void ieth_header(struct kunit *test)
+{
+	static const u8 sinv[] = {
+		0x17, 0x00, 0xff, 0xff, 0x00, 0x00, 0x00, 0x33,
+		0x80, 0x00, 0x00, 0x09,				/* BTH */
+		0x12, 0x34, 0x56, 0x78,				/* IETH */
+	};
+	struct softhca_roce_fields f = {
+		.opcode = SOFTHCA_RC(SEND_ONLY_WITH_INVALIDATE),
+		.pkey = 0xffff,
+		.dqpn = 0x33,
+		.psn = 9,
+		.ackreq = true,
+		.inv_rkey = 0x12345678,
+	};
+	u8 buf[64] = {};
+	struct softhca_roce_pkt p;
+
+	/* 4 bytes of payload: no pad. */
+	expect_built(test, buf, sizeof(buf), &f, 4, sinv, sizeof(sinv));
+	KUNIT_ASSERT_EQ(test, softhca_roce_parse(buf, sizeof(sinv) + 8, &p), 0);
+	KUNIT_EXPECT_EQ(test, p.ieth, (u8)SOFTHCA_BTH_LEN);
+	KUNIT_EXPECT_EQ(test, p.paylen, 4U);
+	KUNIT_EXPECT_TRUE(test, p.mask & SOFTHCA_H_SEND);
+	KUNIT_EXPECT_TRUE(test, (p.mask & SOFTHCA_H_ONLY) == SOFTHCA_H_ONLY);
+	KUNIT_EXPECT_EQ(test, be32_to_cpu(softhca_pkt_ieth(&p)->rkey),
+			0x12345678U);
+	/* LAST: the same header; UC has neither opcode. */
+	f.opcode = SOFTHCA_RC(SEND_LAST_WITH_INVALIDATE);
+	KUNIT_ASSERT_EQ(test, softhca_roce_build(buf, sizeof(buf), &f, 4),
+			(int)sizeof(sinv));
+	KUNIT_EXPECT_EQ(test, buf[0], 0x16);
+	KUNIT_EXPECT_FALSE(test, softhca_roce_op_valid(SOFTHCA_UC(SEND_ONLY_WITH_INVALIDATE)));
+}
+
 /* --- rxe's frames ---------------------------------------------------------- */
 
 /*
@@ -994,6 +1114,8 @@ static struct kunit_case softhca_roce_hdr_cases[] = {
 	KUNIT_CASE(parse_random),
 	KUNIT_CASE(psn_arith),
 	KUNIT_CASE(aeth_fields),
+	KUNIT_CASE(atomic_headers),
+	KUNIT_CASE(ieth_header),
 	KUNIT_CASE(rxe_frames_parse),
 	KUNIT_CASE(rxe_frames_icrc),
 	KUNIT_CASE(rxe_frames_rebuild),

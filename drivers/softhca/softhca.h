@@ -409,6 +409,9 @@ struct softhca_resp {
  * @wr_va, @wr_rkey, @wr_len, @wr_off: the RDMA WRITE being received:
  *	its RETH (checked once, at FIRST) and the bytes placed (rx_lock)
  * @rc: RC: the responder's receive sequence (rx_lock)
+ * @atm: RC responder: the original values of the last max_dest_rd_atomic
+ *	atomics, for their duplicates (wire_atomic.c); the records are
+ *	allocated by modify_qp and freed by destroy_qp (rx_lock)
  * @ack_lock: RC: the requester's chunk in flight and its answer, shared
  *	by the requester (sq.lock held, BHs off) and the completer
  *	(softirq); taken after sq.lock, never with rx_lock
@@ -423,6 +426,10 @@ struct softhca_resp {
  * @resend: the next chunk sent is a retransmission (counted)
  * @ack_read: the chunk in flight is an RDMA READ: its answer is READ
  *	RESPONSE packets, queued on @rd_q
+ * @ack_atomic: the chunk in flight is an atomic: its answer is an
+ *	ATOMIC ACKNOWLEDGE, whose original value the completer keeps in
+ *	@atm_orig for the requester's next visit to write into its buffer
+ * @atm_orig: see @ack_atomic (ack_lock)
  * @rd_next: the PSN of the READ RESPONSE expected next
  * @rd_len, @rd_mtu: the bytes the READ asked for, the path MTU it used
  * @tx_lock: RC responder: guards @tx_jobs (softirq and the worker)
@@ -451,6 +458,7 @@ struct softhca_wire_qp {
 	u32 wr_len;
 	u32 wr_off;
 	struct softhca_rc_rx rc;
+	struct softhca_rc_atm atm;
 	spinlock_t ack_lock;	/* see above */
 	u32 ack_first;
 	u32 ack_next;
@@ -461,6 +469,8 @@ struct softhca_wire_qp {
 	u32 ack_pkts;
 	bool resend;
 	bool ack_read;
+	bool ack_atomic;
+	u64 atm_orig;
 	u32 rd_next;
 	u32 rd_len;
 	u32 rd_mtu;

@@ -283,7 +283,8 @@ void softhca_wire_rcv(struct softhca_dev *sdev, struct sk_buff *skb)
 		softhca_wire_rcv_ud(sdev, skb, &pkt);
 	else if ((pkt.opcode & SOFTHCA_TP_MASK) == SOFTHCA_TP_UC)
 		softhca_wire_rcv_uc(sdev, skb, &pkt);
-	else if (pkt.opcode == SOFTHCA_RC(ACKNOWLEDGE))
+	else if (pkt.opcode == SOFTHCA_RC(ACKNOWLEDGE) ||
+		 pkt.opcode == SOFTHCA_RC(ATOMIC_ACKNOWLEDGE))
 		softhca_wire_rcv_ack(sdev, skb, &pkt);
 	else if ((pkt.opcode & SOFTHCA_TP_MASK) == SOFTHCA_TP_RC &&
 		 (pkt.mask & SOFTHCA_H_READ) && (pkt.mask & SOFTHCA_H_RESP))

@@ -15,6 +15,8 @@
  *                (ACKs and NAKs arriving, READ responses queued)
  *   wire_rc_resp.c RC: the responder (PSN order, ACKs and NAKs sent,
  *                READ requests answered)
+ *   wire_atomic.c RC atomics: the request sent, the responder's
+ *                execution and its saved results for duplicates
  */
 #ifndef SOFTHCA_WIRE_H
 #define SOFTHCA_WIRE_H
@@ -55,10 +57,23 @@ void softhca_wire_rc_modify(struct softhca_qp *qp,
 enum softhca_ack softhca_wire_send_rc(struct softhca_qp *qp,
 				      struct softhca_dest *dest,
 				      struct softhca_msg *msg);
+void softhca_wire_rc_request(struct softhca_qp *qp, struct softhca_dest *dest,
+			     struct softhca_roce_fields *f, u32 npkts);
 void softhca_wire_rcv_ack(struct softhca_dev *sdev, struct sk_buff *skb,
 			  const struct softhca_roce_pkt *pkt);
 void softhca_wire_rcv_read_resp(struct softhca_dev *sdev, struct sk_buff *skb,
 				const struct softhca_roce_pkt *pkt);
+
+/* wire_atomic.c */
+void softhca_wire_atm_msg(const struct softhca_roce_pkt *pkt,
+			  struct softhca_msg *msg);
+int softhca_wire_atm_exec(struct softhca_dev *sdev, struct softhca_qp *qp,
+			  const struct softhca_roce_pkt *pkt, u32 psn,
+			  enum softhca_ack *ack, u64 *orig);
+bool softhca_wire_atm_dup(struct softhca_dev *sdev, struct softhca_qp *qp,
+			  u32 psn, u64 *orig);
+void softhca_wire_send_atomic(struct softhca_qp *qp, struct softhca_dest *dest,
+			      struct softhca_msg *msg);
 
 /* wire_rc_resp.c */
 void softhca_wire_rcv_rc(struct softhca_dev *sdev, struct sk_buff *skb,

@@ -70,6 +70,9 @@ static void softhca_wire_path_set(struct softhca_qp *qp,
 		softhca_seq_rx_reset(&w->rx, 0);
 		softhca_rc_rx_reset(&w->rc, 0);
 	}
+	/* Saved atomic results belong to the PSNs of before. */
+	if (reset || (mask & IB_QP_RQ_PSN))
+		softhca_rc_atm_clear(&w->atm);
 	spin_unlock_bh(&w->rx_lock);
 }
 
@@ -111,6 +114,7 @@ bool softhca_wire_send_pkts(struct softhca_qp *qp, struct softhca_dest *dest,
 		.pkey = SOFTHCA_ROCE_DEF_PKEY,
 		.dqpn = dest->qpn,
 		.imm = (__force __be32)msg->imm,
+		.inv_rkey = msg->imm,	/* SEND_WITH_INV: the rkey, host order */
 	};
 	u32 mtu = qp->wire.mtu, left = msg->len, plen;
 	bool first = msg->first, last;

@@ -48,6 +48,13 @@
  * responder refused the READ) arrives as an ACKNOWLEDGE as for any
  * request; a plain ACK means nothing to a READ and is ignored.
  *
+ * Atomics (wire_atomic.c): a chunk of one request packet, one PSN,
+ * answered by an ATOMIC ACKNOWLEDGE, whose original value the completer
+ * keeps (atm_orig) with the ACK it records; the requester's next visit
+ * hands it over (msg->atomic_orig) and req.c writes it into the local
+ * SGE.  A plain ACK means nothing to an atomic, an ATOMIC ACKNOWLEDGE
+ * nothing to any other chunk: both are ignored as stale.
+ *
  * Counters: tx_retransmits (packets sent again), ack_timeouts, rx_acks,
  * rx_naks_rnr, rx_naks_seq, rx_naks_other, rx_stale_acks, rx_read_resps
  * (READ RESPONSE packets taken; stale ones count as rx_stale_acks).
@@ -155,6 +162,8 @@ static enum softhca_ack softhca_wire_rc_take(struct softhca_qp *qp,
 	if (w->ack_ready) {
 		ack = w->ack_answer;
 		msg->rnr_timer = w->ack_rnr;
+		if (ack == SOFTHCA_ACK && w->ack_atomic)
+			msg->atomic_orig = w->atm_orig;
 	} else {
 		softhca_count(sdev, SOFTHCA_CNT_ACK_TIMEOUTS);
 	}
@@ -177,6 +186,32 @@ static enum softhca_ack softhca_wire_rc_take(struct softhca_qp *qp,
 	return ack;
 }
 
+/**
+ * softhca_wire_rc_request - a request without payload (READ, atomic)
+ * @qp: the sending QP (sq.lock held, BHs off)
+ * @dest: its peer
+ * @f: the request's opcode and extension header; the BTH is filled here
+ *	(the next PSN, AckReq)
+ * @npkts: the PSNs it uses (a READ: one per response packet)
+ */
+void softhca_wire_rc_request(struct softhca_qp *qp, struct softhca_dest *dest,
+			     struct softhca_roce_fields *f, u32 npkts)
+{
+	struct softhca_wire_qp *w = &qp->wire;
+	struct softhca_path path = {
+		.sgid = w->sgid,
+		.dgid = w->dgid,
+		.sport = w->sport,
+	};
+
+	f->pkey = SOFTHCA_ROCE_DEF_PKEY;
+	f->dqpn = dest->qpn;
+	f->psn = w->sq_psn;
+	f->ackreq = true;
+	softhca_wire_xmit(to_sdev(qp->ibqp.device), f, NULL, 0, &path);
+	w->sq_psn = softhca_psn_add(w->sq_psn, npkts);
+}
+
 /*
  * A READ chunk: one READ REQUEST, its RETH the chunk's remote range; it
  * uses @npkts PSNs, one per response packet.
@@ -185,25 +220,14 @@ static void softhca_wire_send_read(struct softhca_qp *qp,
 				   struct softhca_dest *dest,
 				   struct softhca_msg *msg, u32 npkts)
 {
-	struct softhca_wire_qp *w = &qp->wire;
-	struct softhca_path path = {
-		.sgid = w->sgid,
-		.dgid = w->dgid,
-		.sport = w->sport,
-	};
 	struct softhca_roce_fields f = {
 		.opcode = SOFTHCA_RC(RDMA_READ_REQUEST),
-		.pkey = SOFTHCA_ROCE_DEF_PKEY,
-		.dqpn = dest->qpn,
-		.psn = w->sq_psn,
-		.ackreq = true,
 		.va = msg->remote_addr,
 		.rkey = msg->rkey,
 		.dma_len = msg->len,
 	};
 
-	softhca_wire_xmit(to_sdev(qp->ibqp.device), &f, NULL, 0, &path);
-	w->sq_psn = softhca_psn_add(w->sq_psn, npkts);
+	softhca_wire_rc_request(qp, dest, &f, npkts);
 }
 
 /**
@@ -222,6 +246,7 @@ enum softhca_ack softhca_wire_send_rc(struct softhca_qp *qp,
 {
 	struct softhca_dev *sdev = to_sdev(qp->ibqp.device);
 	bool read = msg->opcode == IB_UVERBS_WR_RDMA_READ;
+	bool atomic = softhca_is_atomic(msg->opcode);
 	struct softhca_wire_qp *w = &qp->wire;
 	struct sk_buff_head q;
 	enum softhca_ack ack;
@@ -229,12 +254,15 @@ enum softhca_ack softhca_wire_send_rc(struct softhca_qp *qp,
 
 	if (!w->mtu)
 		return SOFTHCA_NO_PEER;	/* no path: RTR sets one */
-	/* Atomics have no packets here yet. */
-	if (!read &&
+	if (!read && !atomic &&
 	    softhca_seq_opcode(SOFTHCA_TP_RC, msg->opcode, true, true) < 0)
 		return SOFTHCA_NAK_INV;
-	npkts = read ? softhca_rc_read_span(msg->len, w->mtu) :
-		       softhca_seq_npkts(msg->len, w->mtu);
+	if (atomic)
+		npkts = 1;
+	else if (read)
+		npkts = softhca_rc_read_span(msg->len, w->mtu);
+	else
+		npkts = softhca_seq_npkts(msg->len, w->mtu);
 	if (!npkts)
 		return SOFTHCA_NAK_INV;	/* a chunk is never that long */
 	__skb_queue_head_init(&q);
@@ -252,6 +280,7 @@ enum softhca_ack softhca_wire_send_rc(struct softhca_qp *qp,
 	w->ack_inflight = true;
 	w->ack_pkts = 0;
 	w->ack_read = read;
+	w->ack_atomic = atomic;
 	w->rd_next = w->sq_psn;
 	w->rd_len = msg->len;
 	w->rd_mtu = w->mtu;
@@ -262,9 +291,13 @@ enum softhca_ack softhca_wire_send_rc(struct softhca_qp *qp,
 		softhca_count_add(sdev, SOFTHCA_CNT_TX_RETRANSMITS,
 				  read ? 1 : npkts);
 		w->resend = false;
+	} else if (atomic) {
+		softhca_count(sdev, SOFTHCA_CNT_TX_ATOMICS);
 	}
 	if (read)
 		softhca_wire_send_read(qp, dest, msg, npkts);
+	else if (atomic)
+		softhca_wire_send_atomic(qp, dest, msg);
 	else
 		softhca_wire_send_pkts(qp, dest, msg, SOFTHCA_TP_RC, true);
 	return SOFTHCA_PENDING;
@@ -335,7 +368,8 @@ static void softhca_wire_rc_count(struct softhca_dev *sdev,
 }
 
 /**
- * softhca_wire_rcv_ack - an ACKNOWLEDGE arrived (the completer)
+ * softhca_wire_rcv_ack - an ACKNOWLEDGE or ATOMIC ACKNOWLEDGE arrived
+ *	(the completer)
  * @sdev: the device bound to the netdev it arrived on (held)
  * @skb: the packet (linear, checked; not consumed)
  * @pkt: its parse (an AETH is there: the opcode table says so)
@@ -347,6 +381,7 @@ void softhca_wire_rcv_ack(struct softhca_dev *sdev, struct sk_buff *skb,
 {
 	const struct softhca_aeth *aeth = softhca_pkt_aeth(pkt);
 	u32 psn = softhca_bth_psn(softhca_pkt_bth(pkt));
+	const struct softhca_atmack *atmack = softhca_pkt_atmack(pkt);
 	enum softhca_rc_answer a = SOFTHCA_RC_ANS_STALE;
 	struct softhca_wire_qp *w;
 	struct softhca_qp *qp;
@@ -361,9 +396,12 @@ void softhca_wire_rcv_ack(struct softhca_dev *sdev, struct sk_buff *skb,
 	if (w->ack_inflight) {
 		a = softhca_rc_answer(w->ack_first, w->ack_next, psn,
 				      softhca_aeth_syndrome(aeth));
-		/* A READ is answered by its responses, not by an ACK. */
-		if (w->ack_read && (a == SOFTHCA_RC_ANS_ACK ||
-				    a == SOFTHCA_RC_ANS_PART))
+		/*
+		 * A READ is answered by its responses, not by an ACK; an
+		 * atomic by an ATOMIC ACKNOWLEDGE, and only it.
+		 */
+		if ((w->ack_read || w->ack_atomic != !!atmack) &&
+		    (a == SOFTHCA_RC_ANS_ACK || a == SOFTHCA_RC_ANS_PART))
 			a = SOFTHCA_RC_ANS_STALE;
 		w->ack_pkts = max(w->ack_pkts,
 				  softhca_rc_acked(w->ack_first, psn, a));
@@ -374,6 +412,8 @@ void softhca_wire_rcv_ack(struct softhca_dev *sdev, struct sk_buff *skb,
 		    (ack == SOFTHCA_ACK && w->ack_answer == SOFTHCA_RESEND)) {
 			w->ack_answer = ack;
 			w->ack_rnr = softhca_aeth_value(aeth);
+			if (atmack)
+				w->atm_orig = be64_to_cpu(atmack->orig);
 			/* Pairs with the engine's lockless look. */
 			WRITE_ONCE(w->ack_ready, true);
 			kick = true;

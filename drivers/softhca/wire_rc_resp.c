@@ -24,8 +24,13 @@
  *
  * RDMA WRITE: the RETH is checked once at FIRST for the whole range
  * (wire_resp.c, softhca_wire_deliver()); a refused one is a remote
- * access NAK.  Atomic requests are refused (invalid request): not
- * carried on the wire yet.
+ * access NAK.
+ *
+ * Atomics (wire_atomic.c): an atomic request at the expected PSN is
+ * carried out once and answered with an ATOMIC ACKNOWLEDGE (whatever
+ * its AckReq: an atomic is always answered); a duplicate is answered
+ * from the saved result, never carried out again, or dropped when
+ * none is kept.
  *
  * RDMA READ: a READ REQUEST at the expected PSN is checked as resp.c
  * checks one on this host (the QP takes READs at all: an invalid
@@ -67,12 +72,15 @@
 
 /*
  * An answer to send once rx_lock is dropped (syndrome 0: none): an
- * ACKNOWLEDGE, or (@read) the responses to a READ.
+ * ACKNOWLEDGE (with @atomic: an ATOMIC ACKNOWLEDGE of @orig), or
+ * (@read) the responses to a READ.
  */
 struct softhca_rc_reply {
 	bool send;
 	bool read;
+	bool atomic;
 	u8 syndrome;
+	u64 orig;
 	u32 psn;
 	u32 msn;
 	struct softhca_mr *rd_mr;	/* referenced; NULL: nothing to read */
@@ -107,12 +115,14 @@ static void softhca_rc_send_reply(struct softhca_dev *sdev,
 {
 	u32 dqpn = READ_ONCE(qp->attr.dest_qp_num);
 	struct softhca_roce_fields f = {
-		.opcode = SOFTHCA_RC(ACKNOWLEDGE),
+		.opcode = r->atomic ? SOFTHCA_RC(ATOMIC_ACKNOWLEDGE) :
+				      SOFTHCA_RC(ACKNOWLEDGE),
 		.pkey = SOFTHCA_ROCE_DEF_PKEY,
 		.dqpn = dqpn,
 		.psn = r->psn,
 		.syndrome = r->syndrome,
 		.msn = r->msn,
+		.orig = r->orig,
 	};
 	struct softhca_path path = {
 		.sgid = r->sgid,
@@ -386,6 +396,47 @@ access:
 	return IB_EVENT_QP_ACCESS_ERR;
 }
 
+/*
+ * An atomic request at the expected PSN, or (@dup) behind it: carried
+ * out, or (@dup) its saved result found again (wire_atomic.c); answered
+ * with the original value in an ATOMIC ACKNOWLEDGE, or NAKed, or (a
+ * duplicate with no result kept) dropped.  Called with rx_lock held.
+ * Return: the async event the QP must move to ERR with (0: none).
+ */
+static int softhca_rc_atomic(struct softhca_dev *sdev, struct softhca_qp *qp,
+			     const struct softhca_roce_pkt *pkt, u32 psn,
+			     bool dup, struct softhca_rc_reply *r)
+{
+	struct softhca_rc_rx *s = &qp->wire.rc;
+	enum softhca_ack ack = SOFTHCA_NO_PEER;
+	int peer_err = 0;
+
+	if (!dup)
+		peer_err = softhca_wire_atm_exec(sdev, qp, pkt, psn, &ack,
+						 &r->orig);
+	else if (softhca_wire_atm_dup(sdev, qp, psn, &r->orig))
+		ack = SOFTHCA_ACK;
+	switch (ack) {
+	case SOFTHCA_ACK:
+		r->atomic = true;
+		softhca_rc_reply(r, SOFTHCA_AETH_ACK | SOFTHCA_AETH_NO_CREDITS,
+				 psn, s->msn);
+		return 0;
+	case SOFTHCA_NO_PEER:
+	case SOFTHCA_BUSY:
+	case SOFTHCA_RNR:
+		/*
+		 * Not receiving after all, or a duplicate whose result is
+		 * gone: as if lost (the requester retries, if it waits).
+		 */
+		softhca_count(sdev, SOFTHCA_CNT_RX_SEQ_DROPS);
+		return 0;
+	default:
+		softhca_rc_reply(r, softhca_rc_nak_syndrome(ack), psn, s->msn);
+		return peer_err ?: IB_EVENT_QP_REQ_ERR;
+	}
+}
+
 /**
  * softhca_wire_rcv_rc - an RC request packet arrived for @sdev
  * @sdev: the device bound to the netdev it arrived on (held)
@@ -429,12 +480,18 @@ void softhca_wire_rcv_rc(struct softhca_dev *sdev, struct sk_buff *skb,
 	case SOFTHCA_RC_READ:
 		peer_err = softhca_rc_read(sdev, qp, pkt, psn, false, &r);
 		break;
+	case SOFTHCA_RC_ATOMIC:
+		peer_err = softhca_rc_atomic(sdev, qp, pkt, psn, false, &r);
+		break;
 	case SOFTHCA_RC_DUP:
 		softhca_count(sdev, SOFTHCA_CNT_RX_DUPLICATES);
 		/* A READ again: read again (its PSNs are behind us). */
 		if ((pkt->mask & SOFTHCA_H_READ) && !pkt->paylen)
 			peer_err = softhca_rc_read(sdev, qp, pkt, psn, true,
 						   &r);
+		else if (pkt->mask & SOFTHCA_H_ATOMIC)
+			peer_err = softhca_rc_atomic(sdev, qp, pkt, psn, true,
+						     &r);
 		else if (softhca_bth_ackreq(bth))
 			softhca_rc_reply(&r, SOFTHCA_AETH_ACK |
 					 SOFTHCA_AETH_NO_CREDITS,

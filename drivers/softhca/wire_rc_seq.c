@@ -30,6 +30,15 @@
  * reading twice).  The requester takes the responses strictly in order
  * (softhca_rc_read_resp()): a response ahead of the one expected means
  * one was lost, and the READ goes again for the rest of the chunk.
+ *
+ * Atomics.  COMPARE_SWAP and FETCH_ADD are one packet and one PSN,
+ * between messages, without payload.  Unlike a READ, a duplicate must
+ * not be carried out again (the IBA's duplicate request rules): the
+ * responder keeps the original values of its last max_dest_rd_atomic
+ * atomics by PSN (struct softhca_rc_atm) and answers a duplicate from
+ * there; one whose record was overwritten is dropped (the requester
+ * cannot still be waiting for it: it never has more atomics outstanding
+ * than that).
  */
 #include <linux/kernel.h>
 
@@ -73,6 +82,10 @@ enum softhca_rc_verdict softhca_rc_rx_step(struct softhca_rc_rx *s, u32 mask,
 	    (SOFTHCA_H_READ | SOFTHCA_H_REQ))
 		/* Between messages only, and it carries no payload. */
 		return s->cur || paylen ? SOFTHCA_RC_INVALID : SOFTHCA_RC_READ;
+	if ((mask & (SOFTHCA_H_ATOMIC | SOFTHCA_H_REQ)) ==
+	    (SOFTHCA_H_ATOMIC | SOFTHCA_H_REQ))
+		return s->cur || paylen ? SOFTHCA_RC_INVALID :
+					  SOFTHCA_RC_ATOMIC;
 	if (!kind || !(mask & SOFTHCA_H_REQ))
 		return SOFTHCA_RC_INVALID;
 	if (mask & SOFTHCA_H_FIRST) {
@@ -182,6 +195,52 @@ enum softhca_rc_rd_verdict softhca_rc_read_resp(u32 first, u32 next,
 	if (paylen != want)
 		return SOFTHCA_RC_RD_BAD;
 	return i == n - 1 ? SOFTHCA_RC_RD_DONE : SOFTHCA_RC_RD_TAKE;
+}
+
+/* Forget every saved atomic result (RESET, a new receive PSN). */
+void softhca_rc_atm_clear(struct softhca_rc_atm *t)
+{
+	u32 i;
+
+	for (i = 0; i < t->n; i++)
+		t->rec[i].valid = false;
+	t->next = 0;
+}
+
+/*
+ * Save the original value of the atomic at @psn, over the oldest
+ * record.  A table of none (max_dest_rd_atomic 0) saves nothing: such a
+ * responder refuses atomics anyway.
+ */
+void softhca_rc_atm_save(struct softhca_rc_atm *t, u32 psn, u64 orig)
+{
+	struct softhca_rc_atm_rec *r;
+
+	if (!t->n)
+		return;
+	r = &t->rec[t->next];
+	r->psn = psn & SOFTHCA_PSN_MASK;
+	r->orig = orig;
+	r->valid = true;
+	t->next = t->next + 1 < t->n ? t->next + 1 : 0;
+}
+
+/*
+ * The saved original value of the atomic at @psn.  Return: false when
+ * none is kept (never carried out here, or overwritten since).
+ */
+bool softhca_rc_atm_find(const struct softhca_rc_atm *t, u32 psn, u64 *orig)
+{
+	u32 i;
+
+	psn &= SOFTHCA_PSN_MASK;
+	for (i = 0; i < t->n; i++) {
+		if (t->rec[i].valid && t->rec[i].psn == psn) {
+			*orig = t->rec[i].orig;
+			return true;
+		}
+	}
+	return false;
 }
 
 /* The responder answered the expected packet with an RNR NAK. */

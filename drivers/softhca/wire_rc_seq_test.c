@@ -136,6 +136,118 @@ static void invalid_requests(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, s.epsn, 1U);
 }
 
+/* An atomic request: between messages, no payload, one PSN. */
+static void atomic_request(struct kunit *test)
+{
+	struct softhca_rc_rx s;
+
+	softhca_rc_rx_reset(&s, 7);
+	KUNIT_EXPECT_EQ(test, step(&s, M(COMPARE_SWAP), 7, 0),
+			SOFTHCA_RC_ATOMIC);
+	KUNIT_EXPECT_EQ(test, step(&s, M(FETCH_ADD), 7, 0), SOFTHCA_RC_ATOMIC);
+	KUNIT_EXPECT_EQ(test, step(&s, M(FETCH_ADD), 7, 4), SOFTHCA_RC_INVALID);
+	/* Carried out: one PSN, one message. */
+	softhca_rc_rx_read(&s, 1);
+	KUNIT_EXPECT_EQ(test, s.epsn, 8U);
+	KUNIT_EXPECT_EQ(test, s.msn, 1U);
+	KUNIT_EXPECT_EQ(test, step(&s, M(FETCH_ADD), 7, 0), SOFTHCA_RC_DUP);
+	/* Inside a SEND; and an ATOMIC ACKNOWLEDGE is no request. */
+	KUNIT_EXPECT_EQ(test, step(&s, M(SEND_FIRST), 8, MTU), SOFTHCA_RC_TAKE);
+	KUNIT_EXPECT_EQ(test, step(&s, M(COMPARE_SWAP), 9, 0),
+			SOFTHCA_RC_INVALID);
+	KUNIT_EXPECT_EQ(test, step(&s, M(ATOMIC_ACKNOWLEDGE), 9, 0),
+			SOFTHCA_RC_INVALID);
+	/* The requester: the ATOMIC ACKNOWLEDGE of its one PSN ends it. */
+	KUNIT_EXPECT_EQ(test, softhca_rc_answer(9, 10, 9, ACK),
+			SOFTHCA_RC_ANS_ACK);
+	KUNIT_EXPECT_EQ(test, softhca_rc_answer(9, 10, 8, ACK),
+			SOFTHCA_RC_ANS_STALE);
+}
+
+/* The saved results: the last n by PSN, the oldest overwritten. */
+static void atomic_records(struct kunit *test)
+{
+	struct softhca_rc_atm_rec rec[3];
+	struct softhca_rc_atm t = { .rec = rec, .n = 3 };
+	u64 v;
+
+	softhca_rc_atm_clear(&t);
+	KUNIT_EXPECT_FALSE(test, softhca_rc_atm_find(&t, 0, &v));
+	softhca_rc_atm_save(&t, 0xfffffe, 100);
+	softhca_rc_atm_save(&t, 0xffffff, 101);
+	softhca_rc_atm_save(&t, 0x1000000, 102);	/* PSN 0 */
+	KUNIT_EXPECT_TRUE(test, softhca_rc_atm_find(&t, 0, &v));
+	KUNIT_EXPECT_EQ(test, v, 102ULL);
+	KUNIT_EXPECT_TRUE(test, softhca_rc_atm_find(&t, 0xfffffe, &v));
+	KUNIT_EXPECT_EQ(test, v, 100ULL);
+	/* A fourth overwrites the first. */
+	softhca_rc_atm_save(&t, 1, 103);
+	KUNIT_EXPECT_FALSE(test, softhca_rc_atm_find(&t, 0xfffffe, &v));
+	KUNIT_EXPECT_TRUE(test, softhca_rc_atm_find(&t, 0xffffff, &v));
+	KUNIT_EXPECT_EQ(test, v, 101ULL);
+	KUNIT_EXPECT_TRUE(test, softhca_rc_atm_find(&t, 1, &v));
+	KUNIT_EXPECT_EQ(test, v, 103ULL);
+	/* RESET forgets them all. */
+	softhca_rc_atm_clear(&t);
+	KUNIT_EXPECT_FALSE(test, softhca_rc_atm_find(&t, 1, &v));
+	/* No records (max_dest_rd_atomic 0): nothing is kept. */
+	t.n = 0;
+	softhca_rc_atm_save(&t, 5, 1);
+	KUNIT_EXPECT_FALSE(test, softhca_rc_atm_find(&t, 5, &v));
+}
+
+/*
+ * FETCH_ADDs over a path that loses answers: the requester sends each
+ * again with its PSN until answered; the responder, as wire_rc_resp.c
+ * does, carries out an expected one and answers a duplicate from its
+ * records.  Every answer must carry the sum before its add, and the sum
+ * must come out exactly once per add, whatever was lost.
+ */
+static void atomic_replay(struct kunit *test)
+{
+	struct softhca_rc_atm_rec rec[1];
+	struct softhca_rc_atm t = { .rec = rec, .n = 1 };
+	struct softhca_rc_rx s;
+	u64 mem = 1000, want = 1000, orig;
+	u32 psn = 0xfffff0, i, tries, lost = 0, dups = 0;
+	bool answered;
+
+	softhca_rc_rx_reset(&s, psn);
+	softhca_rc_atm_clear(&t);
+	for (i = 1; i <= 40; i++, psn = softhca_psn_add(psn, 1)) {
+		for (answered = false, tries = 0; !answered; tries++) {
+			KUNIT_ASSERT_LT(test, tries, 10U);
+			switch (softhca_rc_rx_step(&s, M(FETCH_ADD), psn, 0,
+						   MTU)) {
+			case SOFTHCA_RC_ATOMIC:
+				orig = mem;
+				mem += i;
+				softhca_rc_rx_read(&s, 1);
+				softhca_rc_atm_save(&t, psn, orig);
+				break;
+			case SOFTHCA_RC_DUP:
+				KUNIT_ASSERT_TRUE(test,
+						  softhca_rc_atm_find(&t, psn,
+								      &orig));
+				dups++;
+				break;
+			default:
+				KUNIT_FAIL(test, "PSN %u not taken", psn);
+				return;
+			}
+			/* Every third answer of a pattern is lost. */
+			answered = (i + tries) % 3 != 0;
+			lost += !answered;
+		}
+		KUNIT_EXPECT_EQ(test, orig, want);
+		want += i;
+	}
+	KUNIT_EXPECT_EQ(test, mem, 1000ULL + 40 * 41 / 2);
+	KUNIT_EXPECT_EQ(test, mem, want);
+	KUNIT_EXPECT_EQ(test, dups, lost);
+	KUNIT_EXPECT_GT(test, lost, 0U);
+}
+
 static void psn_wraps(struct kunit *test)
 {
 	struct softhca_rc_rx s;
@@ -318,6 +430,9 @@ static struct kunit_case softhca_wire_rc_seq_cases[] = {
 	KUNIT_CASE(gap_naks_once_then_duplicates),
 	KUNIT_CASE(rnr_keeps_psn),
 	KUNIT_CASE(invalid_requests),
+	KUNIT_CASE(atomic_request),
+	KUNIT_CASE(atomic_records),
+	KUNIT_CASE(atomic_replay),
 	KUNIT_CASE(psn_wraps),
 	KUNIT_CASE(answers),
 	KUNIT_CASE(progress),

@@ -157,6 +157,7 @@ bool softhca_wire_deliver(struct softhca_dev *sdev, struct softhca_qp *qp,
 			  struct softhca_msg *msg, enum softhca_ack *ack)
 {
 	const struct softhca_immdt *immdt = softhca_pkt_immdt(pkt);
+	const struct softhca_ieth *ieth = softhca_pkt_ieth(pkt);
 	const struct softhca_bth *bth = softhca_pkt_bth(pkt);
 	struct softhca_seg seg = {
 		.addr = (uintptr_t)softhca_pkt_payload(pkt),
@@ -179,6 +180,15 @@ bool softhca_wire_deliver(struct softhca_dev *sdev, struct softhca_qp *qp,
 	if (pkt->mask & SOFTHCA_H_WRITE) {
 		if (!softhca_wire_write_pkt(qp, pkt, msg))
 			return false;
+	} else if (pkt->mask & SOFTHCA_H_ATOMIC) {
+		softhca_wire_atm_msg(pkt, msg);	/* RC only: wire_atomic.c */
+	} else if (ieth) {
+		/*
+		 * SEND with invalidate (RC): its last packet names the rkey
+		 * the responder invalidates before completing (resp.c).
+		 */
+		msg->opcode = IB_UVERBS_WR_SEND_WITH_INV;
+		msg->imm = be32_to_cpu(ieth->rkey);
 	} else {
 		/* The length is known at the end only: the responder counts. */
 		msg->opcode = immdt ? IB_UVERBS_WR_SEND_WITH_IMM :

@@ -28,10 +28,11 @@
  * @first: the packet is the message's first
  * @last: the packet is the message's last (both: the only one)
  *
- * Immediate data goes in the last packet.  Return: the opcode, or
- * -EOPNOTSUPP for a WR opcode this transport does not carry that way
- * (READ and atomics are requests answered by the responder, not a
- * stream of packets).
+ * Immediate data goes in the last packet, and so does a SEND with
+ * invalidate's IETH (RC and XRC only: UC has no such opcodes).
+ * Return: the opcode, or -EOPNOTSUPP for a WR opcode this transport does
+ * not carry that way (READ and atomics are requests answered by the
+ * responder, not a stream of packets).
  */
 int softhca_seq_opcode(u8 tp, u8 wr_opcode, bool first, bool last)
 {
@@ -40,6 +41,15 @@ int softhca_seq_opcode(u8 tp, u8 wr_opcode, bool first, bool last)
 	int op;
 
 	switch (wr_opcode) {
+	case IB_UVERBS_WR_SEND_WITH_INV:
+		/* FIRST, MIDDLE as a SEND; LAST and ONLY carry the IETH. */
+		if (!last)
+			op = first ? SOFTHCA_OP_SEND_FIRST : SOFTHCA_OP_SEND_MIDDLE;
+		else
+			op = first ? SOFTHCA_OP_SEND_ONLY_WITH_INVALIDATE :
+				     SOFTHCA_OP_SEND_LAST_WITH_INVALIDATE;
+		op |= tp;
+		return softhca_roce_op_valid(op) ? op : -EOPNOTSUPP;
 	case IB_UVERBS_WR_SEND:
 	case IB_UVERBS_WR_SEND_WITH_IMM:
 		op = SOFTHCA_OP_SEND_FIRST;

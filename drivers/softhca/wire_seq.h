@@ -84,6 +84,10 @@ enum softhca_rc_verdict {
 				 * messages: answer it, the PSN moves by its
 				 * span (softhca_rc_read_span())
 				 */
+	SOFTHCA_RC_ATOMIC,	/* the expected PSN, an atomic request
+				 * between messages: carry it out once, one
+				 * PSN
+				 */
 	SOFTHCA_RC_INVALID,	/* expected PSN but out of sequence, a
 				 * length the MTU refuses, or an opcode not
 				 * carried: NAK invalid request
@@ -117,6 +121,35 @@ enum softhca_rc_rd_verdict {
 				 * payload length
 				 */
 };
+
+/**
+ * struct softhca_rc_atm - an RC responder's saved atomic results
+ * @rec: @n records, the oldest overwritten first (@next)
+ * @n: max_dest_rd_atomic: how many atomics a requester may have
+ *	outstanding, so how far back a duplicate can be
+ * @next: the record the next result goes to
+ *
+ * A duplicate atomic request (behind the expected PSN) must not be
+ * carried out again (the IBA's duplicate request rules): it is answered
+ * with the original value the first execution returned, found by its
+ * PSN.  The owner (wire_atomic.c) keeps it under rx_lock; these rules
+ * are pure.
+ */
+struct softhca_rc_atm_rec {
+	u64 orig;
+	u32 psn;
+	bool valid;
+};
+
+struct softhca_rc_atm {
+	struct softhca_rc_atm_rec *rec;
+	u32 n;
+	u32 next;
+};
+
+void softhca_rc_atm_clear(struct softhca_rc_atm *t);
+void softhca_rc_atm_save(struct softhca_rc_atm *t, u32 psn, u64 orig);
+bool softhca_rc_atm_find(const struct softhca_rc_atm *t, u32 psn, u64 *orig);
 
 void softhca_rc_rx_reset(struct softhca_rc_rx *s, u32 psn);
 enum softhca_rc_verdict softhca_rc_rx_step(struct softhca_rc_rx *s, u32 mask,

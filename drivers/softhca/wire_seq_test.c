@@ -48,6 +48,17 @@ static void opcode_sequences(struct kunit *test)
 		{ WI, T, true, false, UC(RDMA_WRITE_FIRST) },
 		{ WI, T, false, true, UC(RDMA_WRITE_LAST_WITH_IMMEDIATE) },
 		{ S, SOFTHCA_TP_RC, true, true, SOFTHCA_RC(SEND_ONLY) },
+		/* SEND with invalidate: the IETH on the last packet, RC only. */
+		{ IB_UVERBS_WR_SEND_WITH_INV, SOFTHCA_TP_RC, true, true,
+		  SOFTHCA_RC(SEND_ONLY_WITH_INVALIDATE) },
+		{ IB_UVERBS_WR_SEND_WITH_INV, SOFTHCA_TP_RC, true, false,
+		  SOFTHCA_RC(SEND_FIRST) },
+		{ IB_UVERBS_WR_SEND_WITH_INV, SOFTHCA_TP_RC, false, false,
+		  SOFTHCA_RC(SEND_MIDDLE) },
+		{ IB_UVERBS_WR_SEND_WITH_INV, SOFTHCA_TP_RC, false, true,
+		  SOFTHCA_RC(SEND_LAST_WITH_INVALIDATE) },
+		{ IB_UVERBS_WR_SEND_WITH_INV, T, true, true, -EOPNOTSUPP },
+		{ IB_UVERBS_WR_SEND_WITH_INV, T, false, true, -EOPNOTSUPP },
 		/* Requests answered by the responder are no packet stream. */
 		{ IB_UVERBS_WR_RDMA_READ, T, true, true, -EOPNOTSUPP },
 		{ IB_UVERBS_WR_ATOMIC_FETCH_AND_ADD, SOFTHCA_TP_RC, true, true,
