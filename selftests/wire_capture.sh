@@ -3,7 +3,7 @@
 # What softhca puts on the wire, seen from outside, and what it takes
 # from a hostile one (wire_lib.sh's topology):
 #   - Capture: tcpdump records the RoCEv2 frames of RC (SEND, WRITE,
-#     READ, RNR), UC and UD traffic, softhca <-> softhca and softhca <->
+#     READ, atomics, RNR), UC and UD traffic, softhca <-> softhca and softhca <->
 #     rdma_rxe both ways.  tshark (Debian's Wireshark) must decode every
 #     UDP 4791 frame as InfiniBand with nothing malformed, and
 #     roce_tool.py recomputes every frame's ICRC, written apart from the
@@ -65,21 +65,25 @@ rxe() {
 uc() { [ -x "$UCW" ] || { echo "SKIP: $UCW not built"; return 77; }; pair "$UCW" "$@"; }
 
 # The softhca <-> softhca traffic: RC SEND/WRITE (+imm) to 64 KiB, RC
-# READ to 1 MiB, RNR, UC, UD.
+# READ to 1 MiB, atomics, RNR, UC, UD.
 traffic_sh() {
 	uc checked cap_rc wns2 shw2 10.78.0.1 wns3 shw3 10.78.0.2 10.78.0.1 19001 -R -n 4 -s 65536 &&
 	uc 'READs of' cap_rd wns2 shw2 10.78.0.1 wns3 shw3 10.78.0.2 10.78.0.1 19002 -R -D -n 4 -s 1048576 &&
+	uc 'atomics checked' cap_at wns2 shw2 10.78.0.1 wns3 shw3 10.78.0.2 10.78.0.1 19006 -R -A -n 10 &&
 	uc checked cap_rnr wns2 shw2 10.78.0.1 wns3 shw3 10.78.0.2 10.78.0.1 19003 -R -W -n 3 -s 64 &&
 	uc checked cap_uc wns2 shw2 10.78.0.1 wns3 shw3 10.78.0.2 10.78.0.1 19004 -n 4 -s 4096 &&
 	pair ibv_ud_pingpong 'bytes in' cap_ud wns2 shw2 10.78.0.1 wns3 shw3 10.78.0.2 10.78.0.1 19005 -n 20 -s 512 -c
 }
 
-# softhca <-> rxe, each side the server once.
+# softhca <-> rxe, each side the server once: RC SEND/WRITE (+imm),
+# READ, atomics; UD.
 traffic_rxe() {
 	uc checked capx_rc - rxe0 10.77.0.1 wns1 shw1 10.77.0.2 10.77.0.1 19011 -R -n 4 -s 16384 &&
 	uc checked capx_rc2 wns1 shw1 10.77.0.2 - rxe0 10.77.0.1 10.77.0.2 19012 -R -n 4 -s 16384 &&
 	uc 'READs of' capx_rd - rxe0 10.77.0.1 wns1 shw1 10.77.0.2 10.77.0.1 19013 -R -D -n 4 -s 100000 &&
 	uc 'READs of' capx_rd2 wns1 shw1 10.77.0.2 - rxe0 10.77.0.1 10.77.0.2 19014 -R -D -n 4 -s 100000 &&
+	uc 'atomics checked' capx_at - rxe0 10.77.0.1 wns1 shw1 10.77.0.2 10.77.0.1 19016 -R -A -n 10 &&
+	uc 'atomics checked' capx_at2 wns1 shw1 10.77.0.2 - rxe0 10.77.0.1 10.77.0.2 19017 -R -A -n 10 &&
 	pair ibv_ud_pingpong 'bytes in' capx_ud - rxe0 10.77.0.1 wns1 shw1 10.77.0.2 10.77.0.1 19015 -n 20 -s 512 -c
 }
 

@@ -12,6 +12,9 @@
 #     RNR NAKed and complete once taken (rx_naks_rnr counted).
 #   - Loss: netem drops packets on the sender's veth; every message
 #     still completes byte-exact, with retransmissions counted.
+#   - A rough wire: netem loses, duplicates and reorders packets on both
+#     veths of a pair; SEND/WRITE, READ and atomics still complete
+#     byte-exact (sums exact), softhca <-> softhca and with rxe.
 #   - A dead peer (its QP destroyed): RETRY_EXC_ERR after the retries,
 #     not a hang.
 #   - RDMA READ (uc_wire -R -D): sizes 0 to 1 MiB (1,000,000 B against
@@ -164,6 +167,39 @@ lossy_read() {
 	return $rc
 }
 
+# ROUGH: what netem does to both veths of a pair in the rough points:
+# loss, duplication, and reordering (a quarter of the packets go at once,
+# the rest 2 ms late, so those overtake them).
+ROUGH="loss 5% duplicate 2% delay 2ms reorder 25% 50%"
+
+# rough CHECK NS1 VETH1 NS2 VETH2 NAME DEVS CHECKARGS...: ROUGH on both
+# veths (each direction) while CHECK (rc_check, rd_check, at_check) runs
+# its pair; every message checked, softhca's devices (DEVS) received
+# duplicates and sent packets again.
+rough() {
+	chk_=$1 n1=$2 v1=$3 n2=$4 v2=$5 name=$6 devs=$7
+	shift 7
+	# shellcheck disable=SC2086
+	r0=$(sum tx_retransmits $devs) d0=$(sum rx_duplicates $devs)
+	# shellcheck disable=SC2086
+	inns "$n1" tc qdisc add dev "$v1" root netem $ROUGH &&
+	inns "$n2" tc qdisc add dev "$v2" root netem $ROUGH ||
+		{ echo "no netem here"; inns "$n1" tc qdisc del dev "$v1" root; return 1; }
+	T=240
+	"$chk_" "$name" "$@"
+	rc=$?
+	T=60
+	st1=$(inns "$n1" tc -s qdisc show dev "$v1" | awk '/dropped/ { print $2, $4, $7; exit }')
+	st2=$(inns "$n2" tc -s qdisc show dev "$v2" | awk '/dropped/ { print $2, $4, $7; exit }')
+	inns "$n1" tc qdisc del dev "$v1" root
+	inns "$n2" tc qdisc del dev "$v2" root
+	[ $rc = 0 ] || return 1
+	# shellcheck disable=SC2086
+	r=$(($(sum tx_retransmits $devs) - r0)) d=$(($(sum rx_duplicates $devs) - d0))
+	echo "NOTE: $name: tc (sent bytes, packets, dropped) $v1: $st1, $v2: $st2; softhca: $r packets sent again, $d duplicates received"
+	[ $((r + d)) -gt 0 ] || { echo "neither a retransmission nor a duplicate counted"; return 1; }
+}
+
 # rnr NAME SNS SDEV SADDR CNS CDEV CADDR HOST PORT CDEV_SOFTHCA: the
 # server posts late; the softhca client counts RNR NAKs.
 rnr() {
@@ -269,6 +305,24 @@ t "wire_rc: atomics under 5% loss from softhca to rxe, softhca requester, sum ex
 t "wire_rc: atomics under 5% loss of softhca's ATOMIC ACKs to rxe, sum exact" \
 	rxe lossy_atomic_resp shw1 wns1 wr1 5 at_loss_rxe_sh shw1 \
 	wns1 shw1 10.77.0.2 - rxe0 10.77.0.1 10.77.0.2 18997 -n 300
+t "wire_rc: rough wire (loss, duplication, reordering both ways), softhca <-> softhca, SEND/WRITE 64 KiB" \
+	rough rc_check wns2 wa0 wns3 wa1 rough_sh_sh "shw2 shw3" \
+	wns2 shw2 10.78.0.1 wns3 shw3 10.78.0.2 10.78.0.1 19040 -n 20 -s 65536
+t "wire_rc: rough wire, softhca <-> softhca, RDMA READ up to 1 MiB" \
+	rough rd_check wns2 wa0 wns3 wa1 rough_rd_sh_sh "shw2 shw3" \
+	wns2 shw2 10.78.0.1 wns3 shw3 10.78.0.2 10.78.0.1 19041 -n 3 -s 1048576
+t "wire_rc: rough wire, softhca <-> softhca, atomics, sum exact" \
+	rough at_check wns2 wa0 wns3 wa1 rough_at_sh_sh "shw2 shw3" \
+	wns2 shw2 10.78.0.1 wns3 shw3 10.78.0.2 10.78.0.1 19042 -n 200
+t "wire_rc: rough wire, softhca client, rxe server, SEND/WRITE 16 KiB" \
+	rxe rough rc_check - wr0 wns1 wr1 rough_sh_rxe shw1 \
+	- rxe0 10.77.0.1 wns1 shw1 10.77.0.2 10.77.0.1 19043 -n 20 -s 16384
+t "wire_rc: rough wire, softhca requester, rxe responder, RDMA READ up to 100000 B" \
+	rxe rough rd_check - wr0 wns1 wr1 rough_rd_sh_rxe shw1 \
+	- rxe0 10.77.0.1 wns1 shw1 10.77.0.2 10.77.0.1 19044 -n 3 -s 100000
+t "wire_rc: rough wire, rxe requester, softhca responder, atomics, sum exact" \
+	rxe rough at_check - wr0 wns1 wr1 rough_at_rxe_sh shw1 \
+	wns1 shw1 10.77.0.2 - rxe0 10.77.0.1 10.77.0.2 19045 -n 200
 t "wire_rc: a dead peer (QP destroyed): RETRY_EXC_ERR, softhca -> softhca" \
 	dead dead_sh_sh wns2 shw2 10.78.0.1 wns3 shw3 10.78.0.2 10.78.0.1 18970
 t "wire_rc: a dead peer (QP destroyed): RETRY_EXC_ERR, softhca -> rxe" \
