@@ -25,7 +25,7 @@ export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 # nvme-rdma over fast registration, about 90 s).  failnth.sh needs the
 # debug kernel's fault injection: on Debian's it says so and skips its
 # sweeps.
-default="kunit.sh module.sh link.sh port.sh verbs.sh cycles.sh objects.sh objects_life.sh datapath.sh xrc.sh wire.sh rdma_cm.sh fuzz.sh failnth.sh"
+default="kunit.sh module.sh link.sh port.sh verbs.sh cycles.sh objects.sh objects_life.sh datapath.sh mw.sh xrc.sh wire.sh rdma_cm.sh fuzz.sh failnth.sh"
 [ "${SOFTHCA_SUITE:-stock}" = debug ] ||
 	default="$default wire_uc.sh wire_rc.sh rdma_cm_wire.sh nvmeof.sh kill.sh perf.sh dropin.sh perftest.sh"
 tests=${*:-$default}
