@@ -442,6 +442,32 @@ TEST(dealloc_bound_window)
 	CHECK(!ibv_dereg_mr(wmr), "dereg: the windows let go of the MR");
 }
 
+TEST(type2_freed_with_its_qp)
+{
+	struct ibv_mr *wmr;
+	struct ibv_mw *mw;
+	struct pair p;
+	uint32_t key;
+
+	REQUIRE(!win_setup(&wmr, &mw, IBV_MW_TYPE_2, &p),
+		"window MR, window, pair");
+	key = ibv_inc_rkey(mw->rkey);
+	CHECK(bind2(p.b, mw, key, winfo(wmr, 0, 64, RW)) == IBV_WC_SUCCESS,
+	      "bind");
+	CHECK(ibv_dereg_mr(wmr) == EBUSY, "dereg while bound");
+	/* Destroying the QP it is bound to invalidates it. */
+	pair_free(&p);
+	REQUIRE(!pair_make(&p, IBV_QPT_RC, &RC_OPTS), "pair 2");
+	key = ibv_inc_rkey(key);
+	CHECK(bind2(p.b, mw, key, winfo(wmr, 64, 64, RW)) == IBV_WC_SUCCESS,
+	      "free again: binds on a new QP");
+	CHECK(rdma1(p.a, IBV_WR_RDMA_READ, key, 0, 64, 64) == IBV_WC_SUCCESS,
+	      "and answers it");
+	pair_free(&p);
+	CHECK(!ibv_dereg_mr(wmr), "dereg once its QPs are gone");
+	CHECK(!ibv_dealloc_mw(mw), "dealloc");
+}
+
 int main(void)
 {
 	return pair_main();

@@ -203,6 +203,7 @@ struct softhca_mr *softhca_mw_rkey_get(struct softhca_dev *sdev, u32 key,
 				       u64 addr, u64 len);
 int softhca_key_invalidate(struct softhca_dev *sdev, struct ib_pd *pd,
 			   u32 qpn, bool remote, u32 key);
+void softhca_mw_qp_gone(struct softhca_qp *qp);
 
 /**
  * softhca_rkey_get - find and reference the memory an rkey names
@@ -211,7 +212,8 @@ int softhca_key_invalidate(struct softhca_dev *sdev, struct ib_pd *pd,
  * @pd: the PD of the QP the access arrived on
  * @qpn: that QP's number (type 2B windows answer their own QP only)
  * @access: IB_ACCESS_REMOTE_* needed
- * @addr, @len: the range
+ * @addr: start of the range
+ * @len: its length
  *
  * The responder's lookup, on the same-host and the wire paths alike.
  * Return: the referenced MR the access goes to, or NULL.

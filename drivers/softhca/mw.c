@@ -11,7 +11,8 @@
  * it; it cannot be invalidated.  Type 2B: bound by ibv_post_send()
  * IBV_WR_BIND_MW only while free, it is tied to the QP that bound it
  * (only messages that arrive on that QP may use its key), and freed by
- * LOCAL_INV or by a received SEND_WITH_INV that names its key.
+ * LOCAL_INV, by a received SEND_WITH_INV that names its key, or by the
+ * destruction of that QP.
  *
  * Keys.  A window's key index lies in the upper half of the 24-bit
  * index space (SOFTHCA_MW_INDEX_MIN..), MRs in the lower one: an MR
@@ -152,7 +153,8 @@ int softhca_mw_bind_check(const struct softhca_mw *mw, const struct ib_pd *pd,
  * @pd: the PD of the QP the message arrived on
  * @qpn: that QP's number (a type 2B window answers only its own QP)
  * @access: IB_ACCESS_REMOTE_* the access needs
- * @addr, @len: the range, which must lie in the window
+ * @addr: start of the range, which must lie in the window
+ * @len: its length
  *
  * Pure, like softhca_mw_bind_check().
  */
@@ -228,7 +230,13 @@ u8 softhca_mw_bind(struct softhca_qp *qp, const struct softhca_send_wqe *w)
  * softhca_mw_rkey_get - the MR behind a window's rkey, referenced
  * @sdev: the device of the key
  * @key: a window key (softhca_key_is_mw())
- * @pd, @qpn, @access, @addr, @len: see softhca_mw_allows()
+ * @pd: the PD of the QP the access arrived on
+ * @qpn: that QP's number
+ * @access: IB_ACCESS_REMOTE_* the access needs
+ * @addr: start of the range
+ * @len: its length
+ *
+ * The rules are softhca_mw_allows()'s.
  *
  * Return: the window's MR with a reference, or NULL.  The caller works
  * on the MR at @addr (a window is not zero-based: its addresses are its
@@ -248,6 +256,30 @@ struct softhca_mr *softhca_mw_rkey_get(struct softhca_dev *sdev, u32 key,
 		mr = mw->mr;
 	xa_unlock_bh(&sdev->mrs);
 	return mr;
+}
+
+/**
+ * softhca_mw_qp_gone - invalidate the type 2B windows bound to a QP
+ * @qp: a QP being destroyed, which the engine no longer runs (so it
+ *	binds nothing more)
+ *
+ * Its number may be given to a new QP, which must not inherit them; and
+ * their MRs may be deregistered once nothing can use the windows.
+ * Context: process; walks every window of the device.
+ */
+void softhca_mw_qp_gone(struct softhca_qp *qp)
+{
+	struct softhca_dev *sdev = to_sdev(qp->ibqp.device);
+	struct softhca_mw *mw;
+	unsigned long i;
+
+	/* A window found here is not freed under us (see the top). */
+	xa_lock_bh(&sdev->mrs);
+	xa_for_each(&sdev->mws, i, mw)
+		if (mw->ibmw.type == IB_MW_TYPE_2 && mw->key &&
+		    mw->qpn == qp->ibqp.qp_num)
+			softhca_mw_unbind_locked(mw);
+	xa_unlock_bh(&sdev->mrs);
 }
 
 /**
