@@ -166,7 +166,8 @@ TEST(type1_bind_write_read)
 	uint32_t old;
 	struct pair p;
 
-	REQUIRE(!win_setup(&wmr, &mw, IBV_MW_TYPE_1, &p), "window MR, window, pair");
+	REQUIRE(!win_setup(&wmr, &mw, IBV_MW_TYPE_1, &p),
+		"window MR, window, pair");
 	old = mw->rkey;
 	CHECK(bind1(p.b, mw, winfo(wmr, MW_OFF, MW_LEN, RW)) ==
 	      IBV_WC_SUCCESS, "bind");
@@ -195,6 +196,19 @@ TEST(type1_bind_write_read)
 	win_teardown(wmr, mw, &p);
 }
 
+/*
+ * Run one sub-case of a test point even when an earlier one failed (a
+ * REQUIRE returns at once once the point has failed).
+ */
+#define SUBCASE(call)							\
+	do {								\
+		int failed_before = tap_failed_now;			\
+									\
+		tap_failed_now = 0;					\
+		call;							\
+		tap_failed_now |= failed_before;			\
+	} while (0)
+
 /* One access beyond a bound type 1 window, or one it does not grant. */
 static void outside(enum ibv_wr_opcode op, uint64_t off, uint32_t len,
 		    unsigned int access)
@@ -203,7 +217,8 @@ static void outside(enum ibv_wr_opcode op, uint64_t off, uint32_t len,
 	struct ibv_mw *mw;
 	struct pair p;
 
-	REQUIRE(!win_setup(&wmr, &mw, IBV_MW_TYPE_1, &p), "window MR, window, pair");
+	REQUIRE(!win_setup(&wmr, &mw, IBV_MW_TYPE_1, &p),
+		"window MR, window, pair");
 	CHECK(bind1(p.b, mw, winfo(wmr, MW_OFF, MW_LEN, access)) ==
 	      IBV_WC_SUCCESS, "bind");
 	memset(B.buf + WOFF, 0, WLEN);
@@ -217,10 +232,11 @@ static void outside(enum ibv_wr_opcode op, uint64_t off, uint32_t len,
 TEST(outside_window_rem_access_err)
 {
 	/* Inside the MR, past the window's end; before its start. */
-	outside(IBV_WR_RDMA_WRITE, MW_OFF + MW_LEN - 100, 200, RW);
-	outside(IBV_WR_RDMA_READ, MW_OFF - 8, 16, RW);
+	SUBCASE(outside(IBV_WR_RDMA_WRITE, MW_OFF + MW_LEN - 100, 200, RW));
+	SUBCASE(outside(IBV_WR_RDMA_READ, MW_OFF - 8, 16, RW));
 	/* A right the window does not grant. */
-	outside(IBV_WR_RDMA_WRITE, MW_OFF, 64, IBV_ACCESS_REMOTE_READ);
+	SUBCASE(outside(IBV_WR_RDMA_WRITE, MW_OFF, 64,
+			IBV_ACCESS_REMOTE_READ));
 }
 
 TEST(type2_bind_use_local_inv)
@@ -230,7 +246,8 @@ TEST(type2_bind_use_local_inv)
 	struct pair p;
 	uint32_t key;
 
-	REQUIRE(!win_setup(&wmr, &mw, IBV_MW_TYPE_2, &p), "window MR, window, pair");
+	REQUIRE(!win_setup(&wmr, &mw, IBV_MW_TYPE_2, &p),
+		"window MR, window, pair");
 	key = ibv_inc_rkey(mw->rkey);
 	CHECK(bind2(p.b, mw, key, winfo(wmr, MW_OFF, MW_LEN, RW)) ==
 	      IBV_WC_SUCCESS, "bind");
@@ -269,7 +286,8 @@ TEST(send_with_inv)
 	struct pair p;
 	uint32_t key;
 
-	REQUIRE(!win_setup(&wmr, &mw, IBV_MW_TYPE_2, &p), "window MR, window, pair");
+	REQUIRE(!win_setup(&wmr, &mw, IBV_MW_TYPE_2, &p),
+		"window MR, window, pair");
 	key = ibv_inc_rkey(mw->rkey);
 	REQUIRE(bind2(p.b, mw, key, winfo(wmr, 0, MW_LEN, RW)) ==
 		IBV_WC_SUCCESS, "bind");
@@ -337,12 +355,12 @@ static void bind_fails(int mr_access, uint64_t off, uint64_t len,
 
 TEST(bind_errors)
 {
-	bind_fails(IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE, 0, 64, RW,
-		   "no MW_BIND on the MR");
-	bind_fails(IBV_ACCESS_MW_BIND, 0, 64, IBV_ACCESS_REMOTE_WRITE,
-		   "remote write without local write on the MR");
-	bind_fails(IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_MW_BIND, WLEN - 64, 128,
-		   RW, "beyond the MR");
+	SUBCASE(bind_fails(IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE,
+			   0, 64, RW, "no MW_BIND on the MR"));
+	SUBCASE(bind_fails(IBV_ACCESS_MW_BIND, 0, 64, IBV_ACCESS_REMOTE_WRITE,
+			   "remote write without local write on the MR"));
+	SUBCASE(bind_fails(IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_MW_BIND,
+			   WLEN - 64, 128, RW, "beyond the MR"));
 	/* The control: the same MR rights bind a read-only window. */
 	{
 		struct ibv_mr *wmr = wmr_reg(IBV_ACCESS_MW_BIND);
@@ -366,7 +384,8 @@ TEST(type1_local_inv_refused)
 	struct pair p;
 	int st;
 
-	REQUIRE(!win_setup(&wmr, &mw, IBV_MW_TYPE_1, &p), "window MR, window, pair");
+	REQUIRE(!win_setup(&wmr, &mw, IBV_MW_TYPE_1, &p),
+		"window MR, window, pair");
 	CHECK(bind1(p.b, mw, winfo(wmr, 0, 64, RW)) == IBV_WC_SUCCESS, "bind");
 	st = local_inv(p.b, mw->rkey);
 	CHECK(st > 0, "LOCAL_INV of a type 1 window fails (status %d)", st);
