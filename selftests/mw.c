@@ -239,6 +239,61 @@ TEST(outside_window_rem_access_err)
 			IBV_ACCESS_REMOTE_READ));
 }
 
+/* A fetch-and-add of @add on the window MR's word at @off through @rkey. */
+static int faa1(struct ibv_qp *qp, uint32_t rkey, uint64_t off, uint64_t add)
+{
+	struct ibv_sge sge = { (uintptr_t)A.buf, 8, A.mr->lkey };
+	struct ibv_send_wr wr = {
+		.wr_id = 0xaa, .sg_list = &sge, .num_sge = 1,
+		.opcode = IBV_WR_ATOMIC_FETCH_AND_ADD,
+		.send_flags = IBV_SEND_SIGNALED,
+	}, *bad;
+	struct ibv_wc wc;
+
+	wr.wr.atomic.remote_addr = (uintptr_t)B.buf + WOFF + off;
+	wr.wr.atomic.rkey = rkey;
+	wr.wr.atomic.compare_add = add;
+	if (ibv_post_send(qp, &wr, &bad) || wait_wc(A.cq, &wc) != 1 ||
+	    wc.wr_id != 0xaa)
+		return -1;
+	return wc.status;
+}
+
+TEST(atomics_through_window)
+{
+	uint64_t *word = (uint64_t *)(B.buf + WOFF + MW_OFF);
+	struct ibv_mr *wmr;
+	struct ibv_mw *mw;
+	struct pair p;
+
+	REQUIRE(!win_setup(&wmr, &mw, IBV_MW_TYPE_1, &p),
+		"window MR, window, pair");
+	CHECK(bind1(p.b, mw, winfo(wmr, MW_OFF, 64,
+				   IBV_ACCESS_REMOTE_ATOMIC)) ==
+	      IBV_WC_SUCCESS, "bind an atomic window");
+	*word = 40;
+	memset(A.buf, 0xff, 8);
+	CHECK(faa1(p.a, mw->rkey, MW_OFF, 2) == IBV_WC_SUCCESS, "FAA");
+	CHECK(*word == 42 && *(uint64_t *)A.buf == 40,
+	      "word %llu, fetched %llu", (unsigned long long)*word,
+	      (unsigned long long)*(uint64_t *)A.buf);
+	/* The last word of the window, then the first word past it. */
+	CHECK(faa1(p.a, mw->rkey, MW_OFF + 56, 1) == IBV_WC_SUCCESS,
+	      "FAA on the window's last word");
+	CHECK(faa1(p.a, mw->rkey, MW_OFF + 64, 1) == IBV_WC_REM_ACCESS_ERR,
+	      "FAA past the window");
+	win_teardown(wmr, mw, &p);
+	/* A window without the atomic right refuses it. */
+	REQUIRE(!win_setup(&wmr, &mw, IBV_MW_TYPE_1, &p),
+		"window MR, window, pair 2");
+	CHECK(bind1(p.b, mw, winfo(wmr, MW_OFF, 64, RW)) == IBV_WC_SUCCESS,
+	      "bind a read/write window");
+	CHECK(faa1(p.a, mw->rkey, MW_OFF, 1) == IBV_WC_REM_ACCESS_ERR,
+	      "FAA without the right");
+	CHECK(*word == 42, "word untouched: %llu", (unsigned long long)*word);
+	win_teardown(wmr, mw, &p);
+}
+
 TEST(type2_bind_use_local_inv)
 {
 	struct ibv_mr *wmr;
