@@ -55,6 +55,14 @@ static void shca_cq_publish(struct shca_cq *cq)
 	__atomic_store_n(&cq->hdr->cons, cq->cons, __ATOMIC_RELEASE);
 }
 
+/* The CQE's flags are the kernel's (SOFTHCA_CQE_F_*): ibv_wc_flags differ. */
+static unsigned int shca_wc_flags(uint8_t f)
+{
+	return (f & SOFTHCA_CQE_F_GRH ? IBV_WC_GRH : 0) |
+	       (f & SOFTHCA_CQE_F_WITH_IMM ? IBV_WC_WITH_IMM : 0) |
+	       (f & SOFTHCA_CQE_F_WITH_INV ? IBV_WC_WITH_INV : 0);
+}
+
 static void shca_cqe_to_wc(const struct softhca_cqe *cqe, struct ibv_wc *wc)
 {
 	wc->wr_id = cqe->wr_id;
@@ -65,7 +73,7 @@ static void shca_cqe_to_wc(const struct softhca_cqe *cqe, struct ibv_wc *wc)
 	wc->imm_data = cqe->imm_data;
 	wc->qp_num = cqe->qp_num;
 	wc->src_qp = cqe->src_qp;
-	wc->wc_flags = cqe->wc_flags;
+	wc->wc_flags = shca_wc_flags(cqe->wc_flags);
 	wc->pkey_index = cqe->pkey_index;
 	wc->slid = cqe->slid;
 	wc->sl = cqe->sl;
@@ -153,7 +161,7 @@ SHCA_CQ_READ(byte_len, uint32_t, c->byte_len)
 SHCA_CQ_READ(imm_data, __be32, c->imm_data)
 SHCA_CQ_READ(qp_num, uint32_t, c->qp_num)
 SHCA_CQ_READ(src_qp, uint32_t, c->src_qp)
-SHCA_CQ_READ(wc_flags, unsigned int, c->wc_flags)
+SHCA_CQ_READ(wc_flags, unsigned int, shca_wc_flags(c->wc_flags))
 SHCA_CQ_READ(slid, uint32_t, c->slid)
 SHCA_CQ_READ(sl, uint8_t, c->sl)
 SHCA_CQ_READ(dlid_path_bits, uint8_t, c->dlid_path_bits)

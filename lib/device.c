@@ -243,6 +243,9 @@ SHCA_EXPORT struct ibv_context *ibv_open_device(struct ibv_device *device)
 	ctx->vctx.context.ops.post_send = shca_post_send;
 	ctx->vctx.context.ops.post_recv = shca_post_recv;
 	ctx->vctx.context.ops.post_srq_recv = shca_post_srq_recv;
+	ctx->vctx.context.ops.alloc_mw = shca_alloc_mw;
+	ctx->vctx.context.ops.dealloc_mw = shca_dealloc_mw;
+	ctx->vctx.context.ops.bind_mw = shca_bind_mw;
 	ctx->vctx.context.device = device;
 	ctx->vctx.context.cmd_fd = fd;
 	ctx->vctx.context.abi_compat = __VERBS_ABI_IS_EXTENDED;

@@ -247,6 +247,12 @@ void shca_wait_events(pthread_mutex_t *mutex, pthread_cond_t *cond,
 /* The ops table entries (ibv_context_ops / verbs_context). */
 int shca_poll_cq(struct ibv_cq *cq, int num, struct ibv_wc *wc);
 int shca_req_notify_cq(struct ibv_cq *cq, int solicited_only);
+/* mw.c */
+struct ibv_mw *shca_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type);
+int shca_dealloc_mw(struct ibv_mw *mw);
+int shca_bind_mw(struct ibv_qp *qp, struct ibv_mw *mw,
+		 struct ibv_mw_bind *mw_bind);
+
 int shca_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
 		   struct ibv_send_wr **bad_wr);
 int shca_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr,

@@ -49,6 +49,10 @@ static int shca_opcode_ok(enum ibv_qp_type type, enum ibv_wr_opcode op)
 	case IBV_WR_ATOMIC_CMP_AND_SWP:
 	case IBV_WR_ATOMIC_FETCH_AND_ADD:
 		return type == IBV_QPT_RC || type == IBV_QPT_XRC_SEND;
+	case IBV_WR_BIND_MW:
+	case IBV_WR_LOCAL_INV:
+	case IBV_WR_SEND_WITH_INV:
+		return type == IBV_QPT_RC;	/* memory windows (mw.c) */
 	default:
 		return 0;
 	}
@@ -150,6 +154,8 @@ static int shca_build_send(struct shca_qp *qp, struct ibv_send_wr *wr,
 	if (wr->opcode == IBV_WR_SEND_WITH_IMM ||
 	    wr->opcode == IBV_WR_RDMA_WRITE_WITH_IMM)
 		w->ctrl.imm_data = wr->imm_data;
+	if (wr->opcode == IBV_WR_SEND_WITH_INV)
+		w->ctrl.imm_data = wr->invalidate_rkey;
 
 	switch (wr->opcode) {
 	case IBV_WR_RDMA_WRITE:
@@ -165,6 +171,18 @@ static int shca_build_send(struct shca_qp *qp, struct ibv_send_wr *wr,
 		w->compare_add = wr->wr.atomic.compare_add;
 		w->swap = wr->wr.atomic.swap;
 		break;
+	case IBV_WR_BIND_MW:
+		/* The layout of the ABI header's BIND_MW; no data area. */
+		w->rkey = wr->bind_mw.rkey;
+		w->remote_addr = wr->bind_mw.bind_info.addr;
+		w->compare_add = wr->bind_mw.bind_info.length;
+		w->xrc_srqn = wr->bind_mw.bind_info.mw_access_flags;
+		if (wr->bind_mw.bind_info.mr)
+			w->swap = wr->bind_mw.bind_info.mr->lkey;
+		return 0;
+	case IBV_WR_LOCAL_INV:
+		w->ctrl.imm_data = wr->invalidate_rkey;
+		return 0;
 	default:
 		break;
 	}

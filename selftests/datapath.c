@@ -878,11 +878,5 @@ TEST(no_syscalls_in_steady_state)
 
 int main(void)
 {
-	const char *a, *b;
-	int rc = sides_open_env(&a, &b);
-
-	if (rc)
-		return rc < 0 ? 0 : rc;
-	printf("# requester on %s, responder on %s\n", a, b);
-	return tap_run();
+	return pair_main();
 }

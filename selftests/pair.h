@@ -322,4 +322,16 @@ static inline int sides_open_env(const char **a, const char **b)
 	return 0;
 }
 
+/* main() of a pair test program: open the sides, run the test points. */
+static inline int pair_main(void)
+{
+	const char *a, *b;
+	int rc = sides_open_env(&a, &b);
+
+	if (rc)
+		return rc < 0 ? 0 : rc;
+	printf("# requester on %s, responder on %s\n", a, b);
+	return tap_run();
+}
+
 #endif

@@ -25,7 +25,7 @@ export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 #
 # "run.sh --list" prints the files run by default (tools/check shares
 # the debug kernel's between two guests).
-default="kunit.sh module.sh link.sh port.sh verbs.sh cycles.sh objects.sh objects_life.sh datapath.sh xrc.sh wire.sh wire_uc.sh wire_capture.sh rdma_cm.sh rdma_cm_wire.sh fuzz.sh failnth.sh"
+default="kunit.sh module.sh link.sh port.sh verbs.sh cycles.sh objects.sh objects_life.sh datapath.sh mw.sh xrc.sh wire.sh wire_uc.sh wire_capture.sh rdma_cm.sh rdma_cm_wire.sh fuzz.sh failnth.sh"
 [ "${SOFTHCA_SUITE:-stock}" = debug ] ||
 	default="$default wire_rc.sh nvmeof.sh kill.sh perf.sh dropin.sh perftest.sh"
 if [ "${1:-}" = --list ]; then

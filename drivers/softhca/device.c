@@ -108,6 +108,7 @@ int softhca_newlink(const char *ibdev_name, struct net_device *ndev)
 	xa_init_flags(&sdev->qps, XA_FLAGS_ALLOC | XA_FLAGS_LOCK_BH);
 	xa_init_flags(&sdev->srqs, XA_FLAGS_ALLOC1 | XA_FLAGS_LOCK_BH);
 	xa_init_flags(&sdev->mrs, XA_FLAGS_ALLOC1 | XA_FLAGS_LOCK_BH);
+	xa_init_flags(&sdev->mws, XA_FLAGS_ALLOC | XA_FLAGS_LOCK_BH);
 	/* AHs: also with IRQs off (ah.c). */
 	xa_init_flags(&sdev->ahs, XA_FLAGS_ALLOC1 | XA_FLAGS_LOCK_IRQ);
 	INIT_LIST_HEAD(&sdev->list);
@@ -199,7 +200,8 @@ void softhca_dealloc_driver(struct ib_device *ibdev)
 	/* ib_core destroyed every object before calling us. */
 	WARN_ON(atomic_read(&sdev->num_pds) || atomic_read(&sdev->num_cqs) ||
 		atomic_read(&sdev->num_qps) || atomic_read(&sdev->num_srqs) ||
-		atomic_read(&sdev->num_mrs) || atomic_read(&sdev->num_ahs));
+		atomic_read(&sdev->num_mrs) || atomic_read(&sdev->num_ahs) ||
+		atomic_read(&sdev->num_mws));
 	/*
 	 * An XRC domain is ib_core's from its first open to its last close;
 	 * we only count it.  One still counted was never deallocated by
@@ -211,7 +213,8 @@ void softhca_dealloc_driver(struct ib_device *ibdev)
 		ibdev_err(ibdev, "%d XRC domains never deallocated by ib_core\n",
 			  atomic_read(&sdev->num_xrcds));
 	WARN_ON(!xa_empty(&sdev->qps) || !xa_empty(&sdev->srqs) ||
-		!xa_empty(&sdev->mrs) || !xa_empty(&sdev->ahs));
+		!xa_empty(&sdev->mrs) || !xa_empty(&sdev->ahs) ||
+		!xa_empty(&sdev->mws));
 	softhca_devs_index_del(sdev);
 	softhca_mcast_free_all(sdev);	/* empty: every QP left its groups */
 	softhca_net_detach(sdev);
@@ -220,6 +223,7 @@ void softhca_dealloc_driver(struct ib_device *ibdev)
 	xa_destroy(&sdev->qps);
 	xa_destroy(&sdev->srqs);
 	xa_destroy(&sdev->mrs);
+	xa_destroy(&sdev->mws);
 	xa_destroy(&sdev->ahs);
 	mutex_destroy(&sdev->mcast_lock);
 	netdev_put(sdev->ndev, &sdev->ndev_tracker);

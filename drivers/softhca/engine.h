@@ -193,6 +193,44 @@ int softhca_mr_invalidate(struct softhca_dev *sdev, struct ib_pd *pd, u32 key);
 void *softhca_fr_map(const struct softhca_mr *mr, u64 addr, u32 left,
 		     u32 *room);
 
+/* mw.c */
+int softhca_mw_bind_check(const struct softhca_mw *mw, const struct ib_pd *pd,
+			  const struct softhca_mw_bind *b,
+			  const struct softhca_mr *mr);
+bool softhca_mw_allows(const struct softhca_mw *mw, u32 key,
+		       const struct ib_pd *pd, u32 qpn, int access, u64 addr,
+		       u64 len);
+u8 softhca_mw_bind(struct softhca_qp *qp, const struct softhca_send_wqe *w);
+struct softhca_mr *softhca_mw_rkey_get(struct softhca_dev *sdev, u32 key,
+				       struct ib_pd *pd, u32 qpn, int access,
+				       u64 addr, u64 len);
+int softhca_key_invalidate(struct softhca_dev *sdev, struct ib_pd *pd,
+			   u32 qpn, bool remote, u32 key);
+void softhca_mw_qp_gone(struct softhca_qp *qp);
+
+/**
+ * softhca_rkey_get - find and reference the memory an rkey names
+ * @sdev: the device of the key
+ * @key: an MR's key or a memory window's
+ * @pd: the PD of the QP the access arrived on
+ * @qpn: that QP's number (type 2B windows answer their own QP only)
+ * @access: IB_ACCESS_REMOTE_* needed
+ * @addr: start of the range
+ * @len: its length
+ *
+ * The responder's lookup, on the same-host and the wire paths alike.
+ * Return: the referenced MR the access goes to, or NULL.
+ */
+static inline struct softhca_mr *
+softhca_rkey_get(struct softhca_dev *sdev, u32 key, struct ib_pd *pd, u32 qpn,
+		 int access, u64 addr, u64 len)
+{
+	if (softhca_key_is_mw(key))
+		return softhca_mw_rkey_get(sdev, key, pd, qpn, access, addr,
+					   len);
+	return softhca_mr_get(sdev, key, pd, access, addr, len);
+}
+
 /* loopback.c */
 void softhca_devs_index_add(struct softhca_dev *sdev);
 void softhca_devs_index_del(struct softhca_dev *sdev);

@@ -147,7 +147,8 @@ u8 softhca_fastreg_reg(struct softhca_qp *qp, const struct softhca_send_wqe *w)
 	if (!mr)
 		return IB_WC_LOC_PROT_ERR;
 	span = (u64)mr->fr_npages << mr->fr_shift;
-	if (softhca_mr_check_access(access) ||
+	/* No windows on pages the consumer may register again (mw.c). */
+	if (softhca_mr_check_access(access) || (access & IB_ACCESS_MW_BIND) ||
 	    length > softhca_limits.max_mr_size ||
 	    mr->fr_map_off + length > span) {
 		status = IB_WC_LOC_QP_OP_ERR;
@@ -202,10 +203,14 @@ int softhca_mr_invalidate(struct softhca_dev *sdev, struct ib_pd *pd, u32 key)
 	return err;
 }
 
-/* Execute a LOCAL_INV WQE.  Return: the completion status. */
+/*
+ * Execute a LOCAL_INV WQE: a fast-reg MR's key or a type 2 memory
+ * window's (mw.c).  Return: the completion status.
+ */
 u8 softhca_fastreg_local_inv(struct softhca_qp *qp, u32 key)
 {
-	if (softhca_mr_invalidate(to_sdev(qp->ibqp.device), qp->ibqp.pd, key))
+	if (softhca_key_invalidate(to_sdev(qp->ibqp.device), qp->ibqp.pd,
+				   qp->ibqp.qp_num, false, key))
 		return IB_WC_LOC_PROT_ERR;
 	return IB_WC_SUCCESS;
 }

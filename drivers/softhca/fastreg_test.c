@@ -223,12 +223,25 @@ static void fr_kernel_opcodes(struct kunit *test)
 
 	w[0].ctrl.opcode = IB_WR_REG_MR;
 	KUNIT_EXPECT_EQ(test, softhca_send_wqe_check(w, &b, &len), -EINVAL);
+	/* A process's RC QP has them for its memory windows (mw.c) ... */
+	w[0].ctrl.opcode = IB_WR_LOCAL_INV;
+	KUNIT_EXPECT_EQ(test, softhca_send_wqe_check(w, &b, &len), 0);
+	w[0].ctrl.opcode = IB_UVERBS_WR_BIND_MW;
+	KUNIT_EXPECT_EQ(test, softhca_send_wqe_check(w, &b, &len), 0);
+	w[0].ctrl.num_sge = 1;		/* a local operation: no data */
+	KUNIT_EXPECT_EQ(test, softhca_send_wqe_check(w, &b, &len), -EINVAL);
+	w[0].ctrl.num_sge = 0;
+	w[0].ctrl.opcode = IB_WR_SEND_WITH_INV;
+	KUNIT_EXPECT_EQ(test, softhca_send_wqe_check(w, &b, &len), 0);
+	/* ... not its UC QP, where a kernel consumer has them. */
+	b.qp_type = IB_QPT_UC;
+	KUNIT_EXPECT_EQ(test, softhca_send_wqe_check(w, &b, &len), -EINVAL);
 	w[0].ctrl.opcode = IB_WR_LOCAL_INV;
 	KUNIT_EXPECT_EQ(test, softhca_send_wqe_check(w, &b, &len), -EINVAL);
-	w[0].ctrl.opcode = IB_WR_SEND_WITH_INV;
-	KUNIT_EXPECT_EQ(test, softhca_send_wqe_check(w, &b, &len), -EINVAL);
-
 	b.kernel = true;
+	KUNIT_EXPECT_EQ(test, softhca_send_wqe_check(w, &b, &len), 0);
+	b.qp_type = IB_QPT_RC;
+	w[0].ctrl.opcode = IB_WR_SEND_WITH_INV;
 	KUNIT_EXPECT_EQ(test, softhca_send_wqe_check(w, &b, &len), 0);
 	w[0].ctrl.opcode = IB_WR_REG_MR;
 	KUNIT_EXPECT_EQ(test, softhca_send_wqe_check(w, &b, &len), 0);

@@ -103,7 +103,7 @@ static struct softhca_limit_param softhca_lp_max_cqe = {
 };
 
 static struct softhca_limit_param softhca_lp_max_mr = {
-	.val = &softhca_limits.max_mr, .min = 1, .max = 16777215,
+	.val = &softhca_limits.max_mr, .min = 1, .max = SOFTHCA_MR_INDEX_MAX,
 };
 
 static struct softhca_limit_param softhca_lp_max_srq = {
@@ -169,7 +169,7 @@ MODULE_PARM_DESC(max_cq, "completion queues per device, default 65536 (1..167772
 module_param_cb(max_cqe, &softhca_limit_ops, &softhca_lp_max_cqe, 0444);
 MODULE_PARM_DESC(max_cqe, "entries per completion queue, default 65536 (1..1048576)");
 module_param_cb(max_mr, &softhca_limit_ops, &softhca_lp_max_mr, 0444);
-MODULE_PARM_DESC(max_mr, "memory regions per device, default 65536 (1..16777215)");
+MODULE_PARM_DESC(max_mr, "memory regions per device, default 65536 (1..8388607)");
 module_param_cb(max_srq, &softhca_limit_ops, &softhca_lp_max_srq, 0444);
 MODULE_PARM_DESC(max_srq, "shared receive queues per device, default 65536 (1..16777215)");
 module_param_cb(max_srq_wr, &softhca_limit_ops, &softhca_lp_max_srq_wr, 0444);

@@ -10,6 +10,8 @@
  *
  * User memory is pinned with ib_umem_get(), which charges it to the
  * process's RLIMIT_MEMLOCK (ENOMEM beyond it, unless CAP_IPC_LOCK).
+ * An MR with MW_BIND access may have memory windows bound to it (mw.c):
+ * it cannot be deregistered (EBUSY) until they are unbound.
  * The access-flag rules of the IBA (remote write or atomic need local
  * write) are checked by ib_core before these entry points run; this
  * file rejects what softhca does not offer.
@@ -21,12 +23,12 @@
 
 #define SOFTHCA_MR_ACCESS (IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE | \
 			   IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC | \
-			   IB_ACCESS_RELAXED_ORDERING)
+			   IB_ACCESS_MW_BIND | IB_ACCESS_RELAXED_ORDERING)
 
 int softhca_mr_check_access(int access)
 {
-	/* Memory windows, zero-based and on-demand MRs are not offered. */
-	if (access & (IB_ACCESS_MW_BIND | IB_ZERO_BASED | IB_ACCESS_ON_DEMAND))
+	/* Zero-based and on-demand MRs are not offered. */
+	if (access & (IB_ZERO_BASED | IB_ACCESS_ON_DEMAND))
 		return -EOPNOTSUPP;
 	if (access & ~(SOFTHCA_MR_ACCESS | IB_ACCESS_OPTIONAL))
 		return -EINVAL;
@@ -59,7 +61,7 @@ static int softhca_mr_insert(struct softhca_dev *sdev, struct softhca_mr *mr)
 	int err;
 
 	err = xa_alloc_cyclic_bh(&sdev->mrs, &index, mr,
-				 XA_LIMIT(1, SOFTHCA_MAX_NUM), &sdev->next_mr,
+				 XA_LIMIT(1, SOFTHCA_MR_INDEX_MAX), &sdev->next_mr,
 				 GFP_KERNEL);
 	if (err < 0)
 		return err;
@@ -172,6 +174,9 @@ struct ib_mr *softhca_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
 		return ERR_PTR(-EOPNOTSUPP);
 	if (!old->umem)
 		return ERR_PTR(-EINVAL);
+	/* ib_uverbs deregisters @old after: refuse now, as dereg_mr would. */
+	if (READ_ONCE(old->mw_bound))
+		return ERR_PTR(-EBUSY);
 	if (!(flags & IB_MR_REREG_TRANS)) {
 		start = old->umem->address;
 		length = old->length;
@@ -190,12 +195,20 @@ int softhca_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 	struct softhca_mr *mr = to_smr(ibmr);
 
 	/*
-	 * No new engine reference after the erase; QPs caching it let go
-	 * once they see @dead (at their next run, or when their poller lets
-	 * go of them); wait for the old references.
+	 * Not while windows are bound to it (a bind checks @dead under the
+	 * same lock, so none is bound after this).  No new engine reference
+	 * after the erase; QPs caching it let go once they see @dead (at
+	 * their next run, or when their poller lets go of them); wait for
+	 * the old references.
 	 */
+	xa_lock_bh(&sdev->mrs);
+	if (mr->mw_bound) {
+		xa_unlock_bh(&sdev->mrs);
+		return -EBUSY;
+	}
 	WRITE_ONCE(mr->dead, true);
-	xa_erase_bh(&sdev->mrs, mr->fr_key >> 8);
+	__xa_erase(&sdev->mrs, mr->fr_key >> 8);
+	xa_unlock_bh(&sdev->mrs);
 	softhca_mr_put(mr);
 	wait_for_completion(&mr->released);
 	softhca_mr_free(sdev, mr);

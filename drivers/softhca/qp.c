@@ -311,6 +311,7 @@ int softhca_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	cancel_work_sync(&qp->wire.tx_work);
 	softhca_wire_rc_tx_drop(qp);
 	softhca_req_cache_drop(&qp->req.cache);	/* the poller let go */
+	softhca_mw_qp_gone(qp);
 	softhca_qp_free_engine(qp);
 	softhca_qp_free_rings(qp);
 	mutex_destroy(&qp->state_lock);

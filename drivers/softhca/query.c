@@ -42,7 +42,9 @@ int softhca_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
 				 IB_DEVICE_RC_RNR_NAK_GEN |
 				 IB_DEVICE_XRC |
 				 IB_DEVICE_SHUTDOWN_PORT |
-				 IB_DEVICE_MEM_MGT_EXTENSIONS;
+				 IB_DEVICE_MEM_MGT_EXTENSIONS |
+				 IB_DEVICE_MEM_WINDOW |
+				 IB_DEVICE_MEM_WINDOW_TYPE_2B;
 	attr->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
 	/* Fast registration: kernel QPs only (fastreg.c). */
 	attr->max_fast_reg_page_list_len = SOFTHCA_MAX_FAST_REG_PAGES;
@@ -52,6 +54,7 @@ int softhca_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
 	attr->max_cq = lim->max_cq;
 	attr->max_cqe = lim->max_cqe;
 	attr->max_mr = lim->max_mr;
+	attr->max_mw = SOFTHCA_MAX_MW;
 	attr->max_pd = lim->max_pd;
 	attr->max_qp_rd_atom = SOFTHCA_MAX_RD_ATOMIC;
 	attr->max_qp_init_rd_atom = SOFTHCA_MAX_RD_ATOMIC;

@@ -82,6 +82,8 @@ static u8 softhca_wc_opcode(u8 wr_opcode)
 		return IB_WC_FETCH_ADD;
 	case IB_WR_LOCAL_INV:
 		return IB_WC_LOCAL_INV;
+	case IB_UVERBS_WR_BIND_MW:
+		return IB_WC_BIND_MW;
 	case IB_WR_REG_MR:
 		return IB_WC_REG_MR;
 	default:
@@ -307,8 +309,8 @@ static int softhca_req_resend(struct softhca_qp *qp,
 #define SOFTHCA_STEP_BYTES	16384
 
 /*
- * REG_MR and LOCAL_INV (kernel QPs): carried out here, in the send
- * queue's order, as one step.  Return: 1 when done, 0 on an error.
+ * REG_MR (kernel QPs), LOCAL_INV and BIND_MW: carried out here, in the
+ * send queue's order, as one step.  Return: 1 when done, 0 on an error.
  */
 static int softhca_req_local_op(struct softhca_qp *qp,
 				struct softhca_req_out *out)
@@ -318,6 +320,8 @@ static int softhca_req_local_op(struct softhca_qp *qp,
 
 	if (w->ctrl.opcode == IB_WR_REG_MR)
 		status = softhca_fastreg_reg(qp, w);
+	else if (w->ctrl.opcode == IB_UVERBS_WR_BIND_MW)
+		status = softhca_mw_bind(qp, w);
 	else
 		status = softhca_fastreg_local_inv(qp, w->ctrl.imm_data);
 	softhca_req_retire(qp, status, out);
@@ -338,7 +342,7 @@ static int softhca_req_chunk(struct softhca_qp *qp, struct softhca_req_out *out)
 	u32 nseg, chunk;
 	int err;
 
-	if (w->ctrl.opcode == IB_WR_REG_MR || w->ctrl.opcode == IB_WR_LOCAL_INV)
+	if (softhca_opcode_local(w->ctrl.opcode))
 		return softhca_req_local_op(qp, out);
 	err = softhca_dest_get(qp, w, dest);
 	if (err == -ENOENT) {

@@ -312,12 +312,13 @@ static enum softhca_ack softhca_resp_send(struct softhca_dest *dest,
 	/*
 	 * SEND_WITH_INV: the rkey it carries (in @msg->imm) is invalidated
 	 * before the receive completes, so a consumer that sees the
-	 * completion finds the MR invalid (fastreg.c).  It must name a
-	 * fast-reg MR of the receive side's PD.
+	 * completion finds the MR or window invalid (fastreg.c, mw.c).  It
+	 * must name a fast-reg MR of the receive side's PD, or a type 2
+	 * window of that PD bound to this QP.
 	 */
 	if (msg->last && msg->opcode == IB_UVERBS_WR_SEND_WITH_INV &&
-	    softhca_mr_invalidate(to_sdev(qp->ibqp.device), rx->pd,
-				  msg->imm)) {
+	    softhca_key_invalidate(to_sdev(qp->ibqp.device), rx->pd,
+				   qp->ibqp.qp_num, true, msg->imm)) {
 		softhca_resp_complete(qp, rx, IB_WC_LOC_PROT_ERR, IB_WC_RECV, 0,
 				      msg, 0, 0);
 		return softhca_resp_nak(qp, msg, SOFTHCA_NAK_INV,
@@ -333,7 +334,9 @@ static enum softhca_ack softhca_resp_send(struct softhca_dest *dest,
 /*
  * The remote memory of an RDMA or atomic chunk: the QP must grant
  * @access and the rkey must name an MR of the QP's PD that grants it and
- * covers the range.  Return: the referenced MR, or NULL (access error).
+ * covers the range, or a window that does (mw.c; never cached: its
+ * invalidation must take effect at once).  Return: the referenced MR,
+ * or NULL (access error).
  */
 static struct softhca_mr *softhca_resp_rkey(struct softhca_qp *qp,
 					    struct softhca_rx *rx,
@@ -342,6 +345,10 @@ static struct softhca_mr *softhca_resp_rkey(struct softhca_qp *qp,
 {
 	if (!(qp->attr.qp_access_flags & access))
 		return NULL;
+	if (softhca_key_is_mw(msg->rkey))
+		return softhca_mw_rkey_get(to_sdev(qp->ibqp.device), msg->rkey,
+					   rx->pd, qp->ibqp.qp_num, access,
+					   msg->remote_addr, len);
 	return softhca_mr_get_cached(rx->mrc, to_sdev(qp->ibqp.device),
 				     msg->rkey, rx->pd, access,
 				     msg->remote_addr, len);

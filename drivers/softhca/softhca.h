@@ -24,6 +24,8 @@
  *   srq.c       shared receive queues (basic and XRC), srq_limit
  *   mr.c        memory regions and keys
  *   fastreg.c   fast registration: alloc_mr, map_mr_sg, REG_MR, LOCAL_INV
+ *   mw.c        memory windows (types 1 and 2B): alloc/dealloc, BIND_MW,
+ *               invalidation, remote keys that name a window
  *   ah.c        address handles
  *   xrcd.c      XRC domains
  *   verbs.c     the ib_device_ops table
@@ -84,6 +86,15 @@ struct softhca_limits {
 #define SOFTHCA_MAX_FAST_REG_PAGES	512
 /* Largest QP, SRQ and MR numbers (24-bit on the wire). */
 #define SOFTHCA_MAX_NUM		0xffffff
+/*
+ * The 24-bit index of a key: MRs take the lower half, memory windows
+ * the upper one (mw.c), so a key says by itself which it names and an
+ * MR lookup never finds a window.
+ */
+#define SOFTHCA_MR_INDEX_MAX	0x7fffff
+#define SOFTHCA_MW_INDEX_MIN	0x800000
+/* Memory windows per device (max_mw). */
+#define SOFTHCA_MAX_MW		65536
 /* The destination QP number of a multicast datagram: never a QP's. */
 #define SOFTHCA_MCAST_QPN	0xffffff
 /* Multicast groups per device, UD QPs per group (mcast.c). */
@@ -109,7 +120,12 @@ extern struct softhca_limits softhca_limits;
  * @qps: QP number -> struct softhca_qp (xa_lock; the engine looks QPs up
  *	here by number)
  * @srqs: SRQ number -> struct softhca_srq (XRC sends name an SRQ)
- * @mrs: key index (key >> 8) -> struct softhca_mr
+ * @mrs: key index (key >> 8) -> struct softhca_mr.  Its lock also
+ *	guards every key's validity: an MR's key and fields, and a memory
+ *	window's binding (mw.c)
+ * @mws: key index -> struct softhca_mw (indices from
+ *	SOFTHCA_MW_INDEX_MIN); looked up under the lock of @mrs
+ * @num_mws: memory windows, bounded by SOFTHCA_MAX_MW
  * @ahs: ah_num -> struct softhca_ah (a UD WQE names its AH by number)
  * @key_gen: source of the low key byte of MR keys
  * @mcasts: multicast groups (mcast.c; RCU readers)
@@ -131,13 +147,16 @@ struct softhca_dev {
 	atomic_t num_mrs;
 	atomic_t num_ahs;
 	atomic_t num_xrcds;
+	atomic_t num_mws;
 	struct xarray qps;
 	struct xarray srqs;
 	struct xarray mrs;
+	struct xarray mws;
 	struct xarray ahs;
 	u32 next_qpn;		/* xa_alloc_cyclic cursors, under the xa_lock */
 	u32 next_srqn;
 	u32 next_mr;
+	u32 next_mw;
 	atomic_t key_gen;
 	struct softhca_poller *pollers;
 	unsigned int npollers;
@@ -587,6 +606,8 @@ static inline struct softhca_srq *to_ssrq(struct ib_srq *ibsrq)
  * @fr_npages, @fr_shift: what map_mr_sg mapped, the page size's log2
  * @fr_map_off: offset of ibmr.iova in the first page, as mapped
  * @page_shift: a fast-reg MR's registered page size, log2
+ * @mw_bound: memory windows bound to the MR (mw.c), under the lock of
+ *	sdev->mrs; dereg_mr fails with EBUSY while it is not zero
  */
 struct softhca_mr {
 	struct ib_mr ibmr;
@@ -609,12 +630,56 @@ struct softhca_mr {
 	u32 fr_shift;
 	u32 fr_map_off;
 	u32 page_shift;
+	u32 mw_bound;
 };
 
 static inline struct softhca_mr *to_smr(struct ib_mr *ibmr)
 {
 	return container_of(ibmr, struct softhca_mr, ibmr);
 }
+
+/**
+ * struct softhca_mw - a memory window (mw.c)
+ * @ibmw: core object; ibmw.rkey is the key alloc_mw gave it
+ * @index: its key index (key >> 8), fixed; its entry in sdev->mws
+ *
+ * The binding, written and read under the lock of sdev->mrs only:
+ * @key: the key remote accesses must carry; 0 while not bound
+ * @mr: the MR it is bound to (counted in its @mw_bound), or NULL
+ * @addr, @length: the bound range, in @mr's addresses
+ * @access: IB_ACCESS_REMOTE_* it grants
+ * @qpn: type 2B: the QP that bound it, the only one it answers
+ */
+struct softhca_mw {
+	struct ib_mw ibmw;
+	u32 index;
+	u32 key;
+	struct softhca_mr *mr;
+	u64 addr;
+	u64 length;
+	int access;
+	u32 qpn;
+};
+
+static inline struct softhca_mw *to_smw(struct ib_mw *ibmw)
+{
+	return container_of(ibmw, struct softhca_mw, ibmw);
+}
+
+/* Does @key name a memory window (not an MR)?  See SOFTHCA_MW_INDEX_MIN. */
+static inline bool softhca_key_is_mw(u32 key)
+{
+	return (key >> 8) >= SOFTHCA_MW_INDEX_MIN;
+}
+
+/* A BIND_MW WQE's request, decoded from its kernel copy (mw.c). */
+struct softhca_mw_bind {
+	u32 key;
+	u32 lkey;
+	u64 addr;
+	u64 length;
+	int access;
+};
 
 /**
  * struct softhca_ah - an address handle (RoCEv2: the resolved L2/L3 path)
@@ -767,6 +832,10 @@ int softhca_mr_check_access(int access);
 struct softhca_mr *softhca_mr_alloc(struct softhca_dev *sdev);
 struct ib_mr *softhca_mr_finish(struct softhca_dev *sdev, struct softhca_mr *mr,
 				int err);
+
+/* mw.c */
+int softhca_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata);
+int softhca_dealloc_mw(struct ib_mw *ibmw);
 
 /* fastreg.c */
 struct ib_mr *softhca_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,

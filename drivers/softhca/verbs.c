@@ -23,6 +23,7 @@ const struct ib_device_ops softhca_dev_ops = {
 
 	.alloc_hw_port_stats = softhca_alloc_hw_port_stats,
 	.alloc_mr = softhca_alloc_mr,
+	.alloc_mw = softhca_alloc_mw,
 	.alloc_pd = softhca_alloc_pd,
 	.alloc_ucontext = softhca_alloc_ucontext,
 	.alloc_xrcd = softhca_alloc_xrcd,
@@ -33,6 +34,7 @@ const struct ib_device_ops softhca_dev_ops = {
 	.create_qp = softhca_create_qp,
 	.create_srq = softhca_create_srq,
 	.dealloc_driver = softhca_dealloc_driver,
+	.dealloc_mw = softhca_dealloc_mw,
 	.dealloc_pd = softhca_dealloc_pd,
 	.dealloc_ucontext = softhca_dealloc_ucontext,
 	.dealloc_xrcd = softhca_dealloc_xrcd,
@@ -73,6 +75,7 @@ const struct ib_device_ops softhca_dev_ops = {
 
 	INIT_RDMA_OBJ_SIZE(ib_ah, softhca_ah, ibah),
 	INIT_RDMA_OBJ_SIZE(ib_cq, softhca_cq, ibcq),
+	INIT_RDMA_OBJ_SIZE(ib_mw, softhca_mw, ibmw),
 	INIT_RDMA_OBJ_SIZE(ib_pd, softhca_pd, ibpd),
 	INIT_RDMA_OBJ_SIZE(ib_qp, softhca_qp, ibqp),
 	INIT_RDMA_OBJ_SIZE(ib_srq, softhca_srq, ibsrq),

@@ -375,8 +375,9 @@ static int softhca_rc_read(struct softhca_dev *sdev, struct softhca_qp *qp,
 		goto access;
 	r->rd_mr = NULL;
 	if (len) {
-		r->rd_mr = softhca_mr_get(sdev, be32_to_cpu(reth->rkey), pd,
-					  IB_ACCESS_REMOTE_READ, va, len);
+		r->rd_mr = softhca_rkey_get(sdev, be32_to_cpu(reth->rkey), pd,
+					    qp->ibqp.qp_num,
+					    IB_ACCESS_REMOTE_READ, va, len);
 		if (!r->rd_mr)
 			goto access;
 	}

@@ -75,9 +75,9 @@ static bool softhca_wire_reth_ok(struct softhca_qp *qp,
 		return false;
 	if (!len)
 		return true;
-	mr = softhca_mr_get(to_sdev(qp->ibqp.device), be32_to_cpu(reth->rkey),
-			    pd, IB_ACCESS_REMOTE_WRITE, be64_to_cpu(reth->va),
-			    len);
+	mr = softhca_rkey_get(to_sdev(qp->ibqp.device), be32_to_cpu(reth->rkey),
+			      pd, qp->ibqp.qp_num, IB_ACCESS_REMOTE_WRITE,
+			      be64_to_cpu(reth->va), len);
 	if (!mr)
 		return false;
 	softhca_mr_put(mr);

@@ -72,6 +72,11 @@ bool softhca_opcode_valid(enum ib_qp_type qp_type, u8 opcode)
 	case IB_UVERBS_WR_ATOMIC_CMP_AND_SWP:
 	case IB_UVERBS_WR_ATOMIC_FETCH_AND_ADD:
 		return qp_type == IB_QPT_RC || qp_type == IB_QPT_XRC_INI;
+	case IB_UVERBS_WR_BIND_MW:
+	case IB_UVERBS_WR_LOCAL_INV:
+	case IB_UVERBS_WR_SEND_WITH_INV:
+		/* Memory windows (mw.c), on RC. */
+		return qp_type == IB_QPT_RC;
 	default:
 		return false;
 	}
@@ -80,8 +85,8 @@ bool softhca_opcode_valid(enum ib_qp_type qp_type, u8 opcode)
 /*
  * Opcodes only a kernel consumer posts: fast registration needs a
  * consumer whose ring the kernel trusts (the REG_MR WQE is built by
- * kverbs.c), and memory windows, which a process would invalidate with,
- * are not offered.
+ * kverbs.c).  LOCAL_INV and SEND_WITH_INV are also a process's on RC,
+ * for its memory windows; a kernel consumer has them on UC and XRC too.
  */
 bool softhca_kopcode_valid(enum ib_qp_type qp_type, u8 opcode)
 {
@@ -97,9 +102,10 @@ bool softhca_kopcode_valid(enum ib_qp_type qp_type, u8 opcode)
 }
 
 /* A local operation: no data, no SGE, nothing inline. */
-static bool softhca_opcode_local(u8 opcode)
+bool softhca_opcode_local(u8 opcode)
 {
-	return opcode == IB_WR_LOCAL_INV || opcode == IB_WR_REG_MR;
+	return opcode == IB_WR_LOCAL_INV || opcode == IB_WR_REG_MR ||
+	       opcode == IB_UVERBS_WR_BIND_MW;
 }
 
 static bool softhca_opcode_inline_ok(u8 opcode)

@@ -39,6 +39,8 @@ struct softhca_wqe_bounds {
  *   LOCAL_INV      ctrl.imm_data: the key to invalidate; no SGEs
  *   SEND_WITH_INV  a SEND whose ctrl.imm_data is the rkey the receiver
  *                  invalidates
+ * BIND_MW, LOCAL_INV and SEND_WITH_INV are also a process's (RC): their
+ * layout is in uapi/rdma/softhca-abi.h.
  */
 
 void softhca_wqe_copy(void *dst, const void *slot, u32 stride);
@@ -48,6 +50,7 @@ int softhca_recv_wqe_check(const struct softhca_recv_wqe *wqe,
 			   const struct softhca_wqe_bounds *b, u64 *total_len);
 bool softhca_opcode_valid(enum ib_qp_type qp_type, u8 opcode);
 bool softhca_kopcode_valid(enum ib_qp_type qp_type, u8 opcode);
+bool softhca_opcode_local(u8 opcode);
 u32 softhca_send_stride(u32 max_sge, u32 max_inline);
 u32 softhca_recv_stride(u32 max_sge);
 

@@ -63,10 +63,15 @@ static void opcode_table(struct kunit *test)
 					    table[t].ok[o], "type %d opcode %u",
 					    table[t].type, all[o]);
 	/* Opcodes softhca does not implement, and garbage. */
-	KUNIT_EXPECT_FALSE(test, softhca_opcode_valid(IB_QPT_RC,
+	KUNIT_EXPECT_FALSE(test, softhca_opcode_valid(IB_QPT_UC,
 						      IB_UVERBS_WR_LOCAL_INV));
-	KUNIT_EXPECT_FALSE(test, softhca_opcode_valid(IB_QPT_RC,
+	KUNIT_EXPECT_FALSE(test, softhca_opcode_valid(IB_QPT_UD,
 						      IB_UVERBS_WR_BIND_MW));
+	/* Memory windows: a process's RC QP binds and invalidates. */
+	KUNIT_EXPECT_TRUE(test, softhca_opcode_valid(IB_QPT_RC,
+						     IB_UVERBS_WR_LOCAL_INV));
+	KUNIT_EXPECT_TRUE(test, softhca_opcode_valid(IB_QPT_RC,
+						     IB_UVERBS_WR_BIND_MW));
 	KUNIT_EXPECT_FALSE(test, softhca_opcode_valid(IB_QPT_RC, 0xff));
 }
 

@@ -175,6 +175,29 @@ struct softhca_send_ctrl {
 /*
  * The 48-byte header.  Fields an opcode does not use must be zero only
  * where noted; the kernel ignores the others.
+ *
+ * Memory windows (RC only; the WQE has no data area, num_sge 0, no
+ * INLINE flag):
+ *   IBV_WR_BIND_MW   rkey         the window's new key: its index bits
+ *                                 (31..8) are the window's, the low byte
+ *                                 the consumer's choice (ibv_inc_rkey)
+ *                    remote_addr  start of the range, in the MR's
+ *                                 addresses (windows are not zero-based)
+ *                    compare_add  length of the range; 0 unbinds (type 1)
+ *                    swap         low 32 bits: the MR's lkey (any value
+ *                                 for an unbind)
+ *                    xrc_srqn     the window's rights: IBV_ACCESS_REMOTE_
+ *                                 READ, _WRITE, _ATOMIC, nothing else
+ *                    The window is found by the key's index; the kernel
+ *                    checks every field of its copy (type, PD, free
+ *                    state, MR rights and range) and completes a bad
+ *                    bind with IBV_WC_MW_BIND_ERR, the QP in error.
+ *                    ibv_bind_mw (type 1) posts the same WQE.
+ *   IBV_WR_LOCAL_INV ctrl.imm_data: the key to invalidate (host order),
+ *                    a type 2 window's current key
+ *   IBV_WR_SEND_WITH_INV  a SEND; ctrl.imm_data: the rkey (host order)
+ *                    the receiver invalidates before it completes the
+ *                    receive with SOFTHCA_CQE_F_WITH_INV
  */
 struct softhca_send_wqe {
 	struct softhca_send_ctrl ctrl;
@@ -255,6 +278,14 @@ struct softhca_cq_hdr {
 
 #define SOFTHCA_CQ_F_OVERRUN		0x1
 
+/*
+ * A CQE's wc_flags: the kernel's IB_WC_* values, which are not the
+ * ibv_wc_flags a library reports (IBV_WC_WITH_INV is 0x8 there).
+ */
+#define SOFTHCA_CQE_F_GRH		0x1
+#define SOFTHCA_CQE_F_WITH_IMM		0x2
+#define SOFTHCA_CQE_F_WITH_INV		0x4	/* imm_data: the rkey */
+
 #define SOFTHCA_CQ_ARM_SOLICITED	1
 #define SOFTHCA_CQ_ARM_NEXT		2
 
@@ -271,7 +302,7 @@ struct softhca_cqe {
 	__aligned_u64 wr_id;
 	__u8 status;		/* enum ib_uverbs_wc_status */
 	__u8 opcode;		/* enum ib_uverbs_wc_opcode */
-	__u8 wc_flags;		/* IB_WC_* flags: GRH, WITH_IMM, WITH_INVALIDATE */
+	__u8 wc_flags;		/* SOFTHCA_CQE_F_* */
 	__u8 owner;		/* see above; written last */
 	__u32 vendor_err;
 	__u32 byte_len;
