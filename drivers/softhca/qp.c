@@ -297,10 +297,12 @@ int softhca_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	/*
 	 * No new reference can be taken once the QP is out of the xarray
 	 * and dying; wait for the senders, pollers and timers that hold
-	 * one, then nothing else touches the QP.
+	 * one, then nothing else touches the QP.  Storing NULL in the
+	 * allocating xarray keeps the number reserved: no new QP gets it
+	 * before the type 2B windows bound to this one are unbound below.
 	 */
 	softhca_mcast_qp_gone(qp);
-	xa_erase_bh(&sdev->qps, ibqp->qp_num);
+	xa_store_bh(&sdev->qps, ibqp->qp_num, NULL, GFP_KERNEL);
 	WRITE_ONCE(qp->dying, true);
 	softhca_engine_detach(qp);
 	softhca_qp_put(qp);
@@ -312,6 +314,7 @@ int softhca_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	softhca_wire_rc_tx_drop(qp);
 	softhca_req_cache_drop(&qp->req.cache);	/* the poller let go */
 	softhca_mw_qp_gone(qp);
+	xa_erase_bh(&sdev->qps, ibqp->qp_num);	/* the number is free now */
 	softhca_qp_free_engine(qp);
 	softhca_qp_free_rings(qp);
 	mutex_destroy(&qp->state_lock);
