@@ -58,20 +58,39 @@ static void win_teardown(struct ibv_mr *wmr, struct ibv_mw *mw,
 	CHECK(!ibv_dereg_mr(wmr), "dereg");
 }
 
+/*
+ * The completion of the work request @wr_id on @cq: its status; -1 when
+ * none came, it was another's, or it succeeded with an opcode other
+ * than @op (-1: any opcode).
+ */
+static int done1(struct ibv_cq *cq, uint64_t wr_id, int op)
+{
+	struct ibv_wc wc;
+
+	if (wait_wc(cq, &wc) != 1 || wc.wr_id != wr_id)
+		return -1;
+	if (op >= 0 && wc.status == IBV_WC_SUCCESS && (int)wc.opcode != op)
+		return -1;
+	return wc.status;
+}
+
+/* Post @wr on @qp; done1() of it on @cq (-1 as well when posting failed). */
+static int post_done(struct ibv_qp *qp, struct ibv_cq *cq,
+		     struct ibv_send_wr *wr, int op)
+{
+	struct ibv_send_wr *bad;
+
+	return ibv_post_send(qp, wr, &bad) ? -1 : done1(cq, wr->wr_id, op);
+}
+
 /* ibv_bind_mw on @qp and its completion's status (-1: none, an error). */
 static int bind1(struct ibv_qp *qp, struct ibv_mw *mw,
 		 struct ibv_mw_bind_info bi)
 {
 	struct ibv_mw_bind b = { .wr_id = 0xb1, .send_flags = IBV_SEND_SIGNALED,
 				 .bind_info = bi };
-	struct ibv_wc wc;
 
-	if (ibv_bind_mw(qp, mw, &b) || wait_wc(B.cq, &wc) != 1 ||
-	    wc.wr_id != 0xb1)
-		return -1;
-	if (wc.status == IBV_WC_SUCCESS && wc.opcode != IBV_WC_BIND_MW)
-		return -1;
-	return wc.status;
+	return ibv_bind_mw(qp, mw, &b) ? -1 : done1(B.cq, 0xb1, IBV_WC_BIND_MW);
 }
 
 /* IBV_WR_BIND_MW of a type 2 window under @rkey; completion status. */
@@ -81,18 +100,12 @@ static int bind2(struct ibv_qp *qp, struct ibv_mw *mw, uint32_t rkey,
 	struct ibv_send_wr wr = {
 		.wr_id = 0xb2, .opcode = IBV_WR_BIND_MW,
 		.send_flags = IBV_SEND_SIGNALED,
-	}, *bad;
-	struct ibv_wc wc;
+	};
 
 	wr.bind_mw.mw = mw;
 	wr.bind_mw.rkey = rkey;
 	wr.bind_mw.bind_info = bi;
-	if (ibv_post_send(qp, &wr, &bad) || wait_wc(B.cq, &wc) != 1 ||
-	    wc.wr_id != 0xb2)
-		return -1;
-	if (wc.status == IBV_WC_SUCCESS && wc.opcode != IBV_WC_BIND_MW)
-		return -1;
-	return wc.status;
+	return post_done(qp, B.cq, &wr, IBV_WC_BIND_MW);
 }
 
 /* LOCAL_INV of @rkey on B's QP; completion status. */
@@ -101,15 +114,9 @@ static int local_inv(struct ibv_qp *qp, uint32_t rkey)
 	struct ibv_send_wr wr = {
 		.wr_id = 0x17, .opcode = IBV_WR_LOCAL_INV,
 		.send_flags = IBV_SEND_SIGNALED, .invalidate_rkey = rkey,
-	}, *bad;
-	struct ibv_wc wc;
+	};
 
-	if (ibv_post_send(qp, &wr, &bad) || wait_wc(B.cq, &wc) != 1 ||
-	    wc.wr_id != 0x17)
-		return -1;
-	if (wc.status == IBV_WC_SUCCESS && wc.opcode != IBV_WC_LOCAL_INV)
-		return -1;
-	return wc.status;
+	return post_done(qp, B.cq, &wr, IBV_WC_LOCAL_INV);
 }
 
 /*
@@ -124,15 +131,11 @@ static int rdma1(struct ibv_qp *qp, enum ibv_wr_opcode op, uint32_t rkey,
 	struct ibv_send_wr wr = {
 		.wr_id = 0x77, .sg_list = &sge, .num_sge = 1, .opcode = op,
 		.send_flags = IBV_SEND_SIGNALED,
-	}, *bad;
-	struct ibv_wc wc;
+	};
 
 	wr.wr.rdma.remote_addr = (uintptr_t)B.buf + WOFF + off;
 	wr.wr.rdma.rkey = rkey;
-	if (ibv_post_send(qp, &wr, &bad) || wait_wc(A.cq, &wc) != 1 ||
-	    wc.wr_id != 0x77)
-		return -1;
-	return wc.status;
+	return post_done(qp, A.cq, &wr, -1);
 }
 
 TEST(alloc_dealloc_both_types)
@@ -247,16 +250,12 @@ static int faa1(struct ibv_qp *qp, uint32_t rkey, uint64_t off, uint64_t add)
 		.wr_id = 0xaa, .sg_list = &sge, .num_sge = 1,
 		.opcode = IBV_WR_ATOMIC_FETCH_AND_ADD,
 		.send_flags = IBV_SEND_SIGNALED,
-	}, *bad;
-	struct ibv_wc wc;
+	};
 
 	wr.wr.atomic.remote_addr = (uintptr_t)B.buf + WOFF + off;
 	wr.wr.atomic.rkey = rkey;
 	wr.wr.atomic.compare_add = add;
-	if (ibv_post_send(qp, &wr, &bad) || wait_wc(A.cq, &wc) != 1 ||
-	    wc.wr_id != 0xaa)
-		return -1;
-	return wc.status;
+	return post_done(qp, A.cq, &wr, -1);
 }
 
 TEST(atomics_through_window)

@@ -25,15 +25,9 @@ export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 # ran clean there) and nvmeof.sh (connect, disconnect and reconnect
 # clean there).  failnth.sh needs the debug kernel's fault injection: on
 # Debian's it says so and skips its sweeps.
-#
-# "run.sh --list" prints the files run by default.
 default="kunit.sh module.sh link.sh port.sh verbs.sh cycles.sh objects.sh objects_life.sh datapath.sh mw.sh xrc.sh wire.sh wire_capture.sh rdma_cm.sh fuzz.sh failnth.sh"
 [ "${SOFTHCA_SUITE:-stock}" = debug ] ||
 	default="$default wire_uc.sh wire_rc.sh rdma_cm_wire.sh nvmeof.sh kill.sh perf.sh dropin.sh perftest.sh"
-if [ "${1:-}" = --list ]; then
-	echo "$default"
-	exit 0
-fi
 tests=${*:-$default}
 passed=0 failed=0 skipped=0
 echo

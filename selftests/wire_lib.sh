@@ -23,6 +23,12 @@ if ! modprobe rdma_rxe 2>/dev/null; then
 	rxe_why="rdma_rxe does not load in this kernel"
 fi
 
+# rxe CMD...: a point against rdma_rxe, skipped (saying why) without it.
+rxe() {
+	[ -z "$rxe_why" ] || { echo "SKIP: $rxe_why"; return 77; }
+	"$@"
+}
+
 # inns NS CMD...: CMD in namespace NS ("-": the initial one).
 inns() {
 	ns=$1

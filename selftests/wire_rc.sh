@@ -118,12 +118,6 @@ rc_sizes() {
 	done
 }
 
-# rxe PROG ARGS...: a point against rdma_rxe, skipped without it.
-rxe() {
-	[ -z "$rxe_why" ] || { echo "SKIP: $rxe_why"; return 77; }
-	"$@"
-}
-
 # sum COUNTER DEV...: a counter summed over devices.
 sum() {
 	c=$1 n=0

@@ -32,12 +32,6 @@ uc_check() {
 	pair "$UCW" 'checked' "$@"
 }
 
-# rxe PROG ARGS...: a point against rdma_rxe, skipped without it.
-rxe() {
-	[ -z "$rxe_why" ] || { echo "SKIP: $rxe_why"; return 77; }
-	"$@"
-}
-
 # psn_drop PSN / psn_drop_off: tc on wa0 (shw2's veth, egress) drops the
 # IPv4 RoCEv2 packet whose BTH carries PSN (20 + 8 + 8 bytes in: the
 # BTH's last word, AckReq and 7 reserved bits above the PSN).
