@@ -451,6 +451,10 @@ struct softhca_resp {
  * @atm_orig: see @ack_atomic (ack_lock)
  * @rd_next: the PSN of the READ RESPONSE expected next
  * @rd_len, @rd_mtu: the bytes the READ asked for, the path MTU it used
+ * @rd_mid: the READ in flight resumes a partly answered one from the
+ *	PSN of its first response missing: its answer continues the
+ *	original responses (MIDDLE..., LAST)
+ * @rd_resume: the next READ sent is such a resumption (sq.lock)
  * @tx_lock: RC responder: guards @tx_jobs (softirq and the worker)
  * @tx_jobs: answers the responder left to @tx_work, in order: a long
  *	READ's responses, and every answer behind one (an answer never
@@ -493,6 +497,8 @@ struct softhca_wire_qp {
 	u32 rd_next;
 	u32 rd_len;
 	u32 rd_mtu;
+	bool rd_mid;
+	bool rd_resume;
 	struct sk_buff_head rd_q;
 	spinlock_t tx_lock;	/* see above */
 	struct list_head tx_jobs;

@@ -84,6 +84,7 @@ void softhca_wire_rc_modify(struct softhca_qp *qp,
 	w->ack_inflight = false;
 	WRITE_ONCE(w->ack_ready, false);
 	w->resend = false;
+	w->rd_resume = false;
 	__skb_queue_purge(&w->rd_q);
 	spin_unlock(&w->ack_lock);
 	qp->req.wire_chunk = 0;
@@ -134,12 +135,18 @@ static u32 softhca_wire_rc_take_read(struct softhca_wire_qp *w,
 	u32 n = skb_queue_len(&w->rd_q);
 
 	skb_queue_splice_init(&w->rd_q, q);
+	w->rd_resume = false;
 	if (ack == SOFTHCA_ACK)
 		return 0;
 	if (ack != SOFTHCA_RESEND || (u64)n * w->rd_mtu >= msg->len) {
 		__skb_queue_purge(q);
 		return 0;
 	}
+	/*
+	 * Sent again from its first PSN, a READ is the same READ again; from
+	 * a later one, the responder continues the original responses.
+	 */
+	w->rd_resume = w->rd_mid || n;
 	msg->acked = n * w->rd_mtu;
 	return n;
 }
@@ -284,6 +291,8 @@ enum softhca_ack softhca_wire_send_rc(struct softhca_qp *qp,
 	w->rd_next = w->sq_psn;
 	w->rd_len = msg->len;
 	w->rd_mtu = w->mtu;
+	w->rd_mid = read && w->rd_resume;
+	w->rd_resume = false;
 	WRITE_ONCE(w->ack_ready, false);
 	spin_unlock(&w->ack_lock);
 
@@ -472,7 +481,7 @@ void softhca_wire_rcv_read_resp(struct softhca_dev *sdev, struct sk_buff *skb,
 	if (w->ack_inflight && w->ack_read && !w->ack_ready)
 		v = softhca_rc_read_resp(w->ack_first, w->ack_next, w->rd_next,
 					 psn, pkt->opcode, pkt->paylen,
-					 w->rd_len, w->rd_mtu);
+					 w->rd_len, w->rd_mtu, w->rd_mid);
 	switch (v) {
 	case SOFTHCA_RC_RD_TAKE:
 	case SOFTHCA_RC_RD_DONE:

@@ -37,7 +37,9 @@
  * request NAK otherwise; the QP's remote-read right and the R_Key's
  * MR, PD, rights and the whole range: a remote access NAK otherwise),
  * moves the expected PSN by its span (softhca_rc_read_span(), one PSN
- * per response packet) and counts as a message (MSN).  A duplicate READ
+ * per response packet), counts as a message (MSN) and is kept with the
+ * atomics' records (its PSN range: a duplicate from the middle of it is
+ * answered MIDDLE..., LAST, wire_rc_seq.c).  A duplicate READ
  * (behind the expected PSN: the requester lost a response) is checked
  * the same way and read again from the PSN and range it names; the
  * expected PSN stays.  The responses, READ RESPONSE FIRST, MIDDLE...,
@@ -89,6 +91,7 @@ struct softhca_rc_reply {
 	u32 rd_npkts;
 	u32 rd_mtu;
 	u32 rd_sent;			/* responses sent so far */
+	bool rd_mid;			/* resumes a READ: no FIRST */
 	union ib_gid sgid;		/* ours */
 	union ib_gid dgid;		/* the peer's */
 };
@@ -169,7 +172,7 @@ static bool softhca_rc_send_read(struct softhca_dev *sdev,
 	end = r->rd_npkts - r->rd_sent > max ? r->rd_sent + max : r->rd_npkts;
 	for (i = r->rd_sent; i < end; i++) {
 		plen = min(left, r->rd_mtu);
-		f.opcode = softhca_rc_read_op(i, r->rd_npkts);
+		f.opcode = softhca_rc_read_op(i, r->rd_npkts, r->rd_mid);
 		f.psn = softhca_psn_add(r->psn, i);
 		softhca_wire_xmit(sdev, &f, &src, plen, &path);
 		left -= plen;
@@ -381,8 +384,11 @@ static int softhca_rc_read(struct softhca_dev *sdev, struct softhca_qp *qp,
 		if (!r->rd_mr)
 			goto access;
 	}
-	if (!dup)
+	if (!dup) {
 		softhca_rc_rx_read(s, npkts);
+		softhca_rc_rd_save(&qp->wire.atm, psn, npkts);
+	}
+	r->rd_mid = dup && softhca_rc_rd_mid(&qp->wire.atm, psn);
 	r->read = true;
 	r->psn = psn;
 	r->msn = s->msn;

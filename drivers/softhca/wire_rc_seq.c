@@ -29,7 +29,13 @@
  * the PSN it names without moving the expected PSN (the IBA allows
  * reading twice).  The requester takes the responses strictly in order
  * (softhca_rc_read_resp()): a response ahead of the one expected means
- * one was lost, and the READ goes again for the rest of the chunk.
+ * one was lost, and the READ goes again for the rest of the chunk, from
+ * the PSN of the first response missing.  The answer to such a resumed
+ * READ continues the original one: MIDDLE..., LAST, never FIRST (the
+ * IBA's rule, and rxe's answer: a requester that took only FIRST there
+ * ended every such READ in RETRY_EXC_ERR).  So the responder keeps each
+ * READ's PSN range (softhca_rc_rd_save()) to tell a duplicate from the
+ * middle of one (softhca_rc_rd_mid()) from a READ sent again whole.
  *
  * Atomics.  COMPARE_SWAP and FETCH_ADD are one packet and one PSN,
  * between messages, without payload.  Unlike a READ, a duplicate must
@@ -142,16 +148,20 @@ u32 softhca_rc_read_span(u32 len, u32 mtu)
 	return n < (SOFTHCA_PSN_MASK + 1) / 4 ? n : 0;
 }
 
-/* The opcode of READ RESPONSE packet @i (from 0) of @n. */
-u8 softhca_rc_read_op(u32 i, u32 n)
+/*
+ * The opcode of READ RESPONSE packet @i (from 0) of @n; @mid: they
+ * answer a READ resumed from the middle of an earlier one, whose
+ * responses they continue (no FIRST, no ONLY).
+ */
+u8 softhca_rc_read_op(u32 i, u32 n, bool mid)
 {
-	if (n <= 1)
-		return SOFTHCA_RC(RDMA_READ_RESPONSE_ONLY);
-	if (!i)
-		return SOFTHCA_RC(RDMA_READ_RESPONSE_FIRST);
-	if (i == n - 1)
-		return SOFTHCA_RC(RDMA_READ_RESPONSE_LAST);
-	return SOFTHCA_RC(RDMA_READ_RESPONSE_MIDDLE);
+	bool last = i + 1 >= n;
+
+	if (!i && !mid)
+		return last ? SOFTHCA_RC(RDMA_READ_RESPONSE_ONLY) :
+			      SOFTHCA_RC(RDMA_READ_RESPONSE_FIRST);
+	return last ? SOFTHCA_RC(RDMA_READ_RESPONSE_LAST) :
+		      SOFTHCA_RC(RDMA_READ_RESPONSE_MIDDLE);
 }
 
 /**
@@ -165,13 +175,18 @@ u8 softhca_rc_read_op(u32 i, u32 n)
  * @paylen: its payload bytes
  * @len: the bytes the READ asked for
  * @mtu: the path MTU in bytes
+ * @mid: the READ resumes an earlier one from its middle
  *
  * Every response but the last carries one MTU, the last the rest, in
- * PSN order with the opcode its place calls for.
+ * PSN order with the opcode its place calls for.  The first answer to a
+ * resumed READ should be MIDDLE (or LAST); FIRST (or ONLY) is taken as
+ * well: the payload is checked the same, and a responder that keeps no
+ * record of the READ it resumes can only begin it again.
  */
 enum softhca_rc_rd_verdict softhca_rc_read_resp(u32 first, u32 next,
 						u32 expect, u32 psn, u8 opcode,
-						u32 paylen, u32 len, u32 mtu)
+						u32 paylen, u32 len, u32 mtu,
+						bool mid)
 {
 	u32 n = (next - first) & SOFTHCA_PSN_MASK;
 	u32 i = (psn - first) & SOFTHCA_PSN_MASK;
@@ -189,7 +204,8 @@ enum softhca_rc_rd_verdict softhca_rc_read_resp(u32 first, u32 next,
 	 */
 	if (i > e)
 		return e ? SOFTHCA_RC_RD_GAP : SOFTHCA_RC_RD_STALE;
-	if (opcode != softhca_rc_read_op(i, n))
+	if (opcode != softhca_rc_read_op(i, n, mid) &&
+	    (!mid || i || opcode != softhca_rc_read_op(i, n, false)))
 		return SOFTHCA_RC_RD_BAD;
 	want = i == n - 1 ? (u64)len - (u64)i * mtu : mtu;
 	if (paylen != want)
@@ -208,11 +224,11 @@ void softhca_rc_atm_clear(struct softhca_rc_atm *t)
 }
 
 /*
- * Save the original value of the atomic at @psn, over the oldest
- * record.  A table of none (max_dest_rd_atomic 0) saves nothing: such a
- * responder refuses atomics anyway.
+ * A record over the oldest one.  A table of none (max_dest_rd_atomic 0)
+ * keeps nothing: such a responder refuses READs and atomics anyway.
  */
-void softhca_rc_atm_save(struct softhca_rc_atm *t, u32 psn, u64 orig)
+static void softhca_rc_rec_put(struct softhca_rc_atm *t, u32 psn, u32 span,
+			       bool read, u64 orig)
 {
 	struct softhca_rc_atm_rec *r;
 
@@ -220,9 +236,43 @@ void softhca_rc_atm_save(struct softhca_rc_atm *t, u32 psn, u64 orig)
 		return;
 	r = &t->rec[t->next];
 	r->psn = psn & SOFTHCA_PSN_MASK;
+	r->span = span;
+	r->read = read;
 	r->orig = orig;
 	r->valid = true;
 	t->next = t->next + 1 < t->n ? t->next + 1 : 0;
+}
+
+/* Save the original value of the atomic at @psn. */
+void softhca_rc_atm_save(struct softhca_rc_atm *t, u32 psn, u64 orig)
+{
+	softhca_rc_rec_put(t, psn, 1, false, orig);
+}
+
+/* Keep the PSN range of the READ at @psn (@span PSNs). */
+void softhca_rc_rd_save(struct softhca_rc_atm *t, u32 psn, u32 span)
+{
+	softhca_rc_rec_put(t, psn, span, true, 0);
+}
+
+/*
+ * A duplicate READ at @psn resumes a kept READ from after its first PSN.
+ * Return: false too when no READ kept covers @psn (it is then answered
+ * as a READ of its own, from FIRST).
+ */
+bool softhca_rc_rd_mid(const struct softhca_rc_atm *t, u32 psn)
+{
+	u32 i, off;
+
+	psn &= SOFTHCA_PSN_MASK;
+	for (i = 0; i < t->n; i++) {
+		if (!t->rec[i].valid || !t->rec[i].read)
+			continue;
+		off = (psn - t->rec[i].psn) & SOFTHCA_PSN_MASK;
+		if (off && off < t->rec[i].span)
+			return true;
+	}
+	return false;
 }
 
 /*
@@ -235,7 +285,8 @@ bool softhca_rc_atm_find(const struct softhca_rc_atm *t, u32 psn, u64 *orig)
 
 	psn &= SOFTHCA_PSN_MASK;
 	for (i = 0; i < t->n; i++) {
-		if (t->rec[i].valid && t->rec[i].psn == psn) {
+		if (t->rec[i].valid && !t->rec[i].read &&
+		    t->rec[i].psn == psn) {
 			*orig = t->rec[i].orig;
 			return true;
 		}

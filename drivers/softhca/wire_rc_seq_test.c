@@ -362,14 +362,21 @@ static void read_request(struct kunit *test)
 /* The response opcodes: ONLY, or FIRST, MIDDLE..., LAST. */
 static void read_opcodes(struct kunit *test)
 {
-	KUNIT_EXPECT_EQ(test, softhca_rc_read_op(0, 1),
+	KUNIT_EXPECT_EQ(test, softhca_rc_read_op(0, 1, false),
 			SOFTHCA_RC(RDMA_READ_RESPONSE_ONLY));
-	KUNIT_EXPECT_EQ(test, softhca_rc_read_op(0, 2),
+	KUNIT_EXPECT_EQ(test, softhca_rc_read_op(0, 2, false),
 			SOFTHCA_RC(RDMA_READ_RESPONSE_FIRST));
-	KUNIT_EXPECT_EQ(test, softhca_rc_read_op(1, 2),
+	KUNIT_EXPECT_EQ(test, softhca_rc_read_op(1, 2, false),
 			SOFTHCA_RC(RDMA_READ_RESPONSE_LAST));
-	KUNIT_EXPECT_EQ(test, softhca_rc_read_op(1, 3),
+	KUNIT_EXPECT_EQ(test, softhca_rc_read_op(1, 3, false),
 			SOFTHCA_RC(RDMA_READ_RESPONSE_MIDDLE));
+	/* Resuming a READ: its answer continues with MIDDLE..., LAST. */
+	KUNIT_EXPECT_EQ(test, softhca_rc_read_op(0, 1, true),
+			SOFTHCA_RC(RDMA_READ_RESPONSE_LAST));
+	KUNIT_EXPECT_EQ(test, softhca_rc_read_op(0, 3, true),
+			SOFTHCA_RC(RDMA_READ_RESPONSE_MIDDLE));
+	KUNIT_EXPECT_EQ(test, softhca_rc_read_op(2, 3, true),
+			SOFTHCA_RC(RDMA_READ_RESPONSE_LAST));
 	KUNIT_EXPECT_TRUE(test, M(RDMA_READ_RESPONSE_FIRST) & SOFTHCA_H_AETH);
 	KUNIT_EXPECT_FALSE(test, M(RDMA_READ_RESPONSE_MIDDLE) & SOFTHCA_H_AETH);
 	KUNIT_EXPECT_TRUE(test, M(RDMA_READ_RESPONSE_LAST) & SOFTHCA_H_AETH);
@@ -385,44 +392,119 @@ static void read_responses(struct kunit *test)
 	u8 last = SOFTHCA_RC(RDMA_READ_RESPONSE_LAST);
 
 	KUNIT_EXPECT_EQ(test, softhca_rc_read_resp(f, n, f, f, first, MTU,
-						   len, MTU),
+						   len, MTU, false),
 			SOFTHCA_RC_RD_TAKE);
 	/* Behind what is expected, or outside the READ: stale. */
 	KUNIT_EXPECT_EQ(test, softhca_rc_read_resp(f, n, 0xffffff, f, first,
-						   MTU, len, MTU),
+						   MTU, len, MTU, false),
 			SOFTHCA_RC_RD_STALE);
 	KUNIT_EXPECT_EQ(test, softhca_rc_read_resp(f, n, f, 1, mid, MTU,
-						   len, MTU),
+						   len, MTU, false),
 			SOFTHCA_RC_RD_STALE);
 	/* Ahead after one was taken: one was lost. */
 	KUNIT_EXPECT_EQ(test, softhca_rc_read_resp(f, n, 0xffffff, 0, last,
-						   MTU / 2, len, MTU),
+						   MTU / 2, len, MTU, false),
 			SOFTHCA_RC_RD_GAP);
 	/*
 	 * Ahead with none taken: an earlier transmission's tail (the READ
 	 * went again from 0xfffffe), left to the timer.
 	 */
 	KUNIT_EXPECT_EQ(test, softhca_rc_read_resp(f, n, f, 0, last, MTU / 2,
-						   len, MTU),
+						   len, MTU, false),
 			SOFTHCA_RC_RD_STALE);
 	/* Wrong opcode, or wrong length for its place. */
 	KUNIT_EXPECT_EQ(test, softhca_rc_read_resp(f, n, 0xffffff, 0xffffff,
-						   last, MTU, len, MTU),
+						   last, MTU, len, MTU, false),
 			SOFTHCA_RC_RD_BAD);
 	KUNIT_EXPECT_EQ(test, softhca_rc_read_resp(f, n, 0xffffff, 0xffffff,
-						   mid, MTU - 4, len, MTU),
+						   mid, MTU - 4, len, MTU, false),
 			SOFTHCA_RC_RD_BAD);
 	KUNIT_EXPECT_EQ(test, softhca_rc_read_resp(f, n, 0, 0, last, MTU,
-						   len, MTU),
+						   len, MTU, false),
 			SOFTHCA_RC_RD_BAD);
 	KUNIT_EXPECT_EQ(test, softhca_rc_read_resp(f, n, 0, 0, last, MTU / 2,
-						   len, MTU),
+						   len, MTU, false),
 			SOFTHCA_RC_RD_DONE);
 	/* A zero-length READ: one ONLY without payload. */
 	KUNIT_EXPECT_EQ(test, softhca_rc_read_resp(7, 8, 7, 7,
-						   softhca_rc_read_op(0, 1),
-						   0, 0, MTU),
+						   softhca_rc_read_op(0, 1, false),
+						   0, 0, MTU, false),
 			SOFTHCA_RC_RD_DONE);
+}
+
+/*
+ * The requester resumes a READ of 2.5 MTU at PSNs 0xfffffe..0 from 0xffffff
+ * (the first response taken, the second lost): the answer should be
+ * MIDDLE, LAST; FIRST, LAST is taken too, MIDDLE for a READ not resumed
+ * is not.
+ */
+static void read_resumed(struct kunit *test)
+{
+	u32 len = MTU + MTU / 2, f = 0xffffff, n = 1;
+	u8 first = SOFTHCA_RC(RDMA_READ_RESPONSE_FIRST);
+	u8 mid = SOFTHCA_RC(RDMA_READ_RESPONSE_MIDDLE);
+	u8 last = SOFTHCA_RC(RDMA_READ_RESPONSE_LAST);
+	u8 only = SOFTHCA_RC(RDMA_READ_RESPONSE_ONLY);
+
+	KUNIT_EXPECT_EQ(test, softhca_rc_read_resp(f, n, f, f, mid, MTU,
+						   len, MTU, true),
+			SOFTHCA_RC_RD_TAKE);
+	KUNIT_EXPECT_EQ(test, softhca_rc_read_resp(f, n, f, f, first, MTU,
+						   len, MTU, true),
+			SOFTHCA_RC_RD_TAKE);
+	KUNIT_EXPECT_EQ(test, softhca_rc_read_resp(f, n, f, f, mid, MTU,
+						   len, MTU, false),
+			SOFTHCA_RC_RD_BAD);
+	/* Only the first response may be either. */
+	KUNIT_EXPECT_EQ(test, softhca_rc_read_resp(f, n, 0, 0, last, MTU / 2,
+						   len, MTU, true),
+			SOFTHCA_RC_RD_DONE);
+	KUNIT_EXPECT_EQ(test, softhca_rc_read_resp(f, n, 0, 0, mid, MTU / 2,
+						   len, MTU, true),
+			SOFTHCA_RC_RD_BAD);
+	/* The last packet alone: LAST (or ONLY). */
+	KUNIT_EXPECT_EQ(test, softhca_rc_read_resp(0, 1, 0, 0, last, MTU / 2,
+						   MTU / 2, MTU, true),
+			SOFTHCA_RC_RD_DONE);
+	KUNIT_EXPECT_EQ(test, softhca_rc_read_resp(0, 1, 0, 0, only, MTU / 2,
+						   MTU / 2, MTU, true),
+			SOFTHCA_RC_RD_DONE);
+	KUNIT_EXPECT_EQ(test, softhca_rc_read_resp(0, 1, 0, 0, last, MTU / 2,
+						   MTU / 2, MTU, false),
+			SOFTHCA_RC_RD_BAD);
+}
+
+/*
+ * The responder's READ records: a duplicate from inside a kept READ's
+ * PSNs (not its first) resumes it; the records are shared with the
+ * atomics', the oldest overwritten, and never taken for one another.
+ */
+static void read_records(struct kunit *test)
+{
+	struct softhca_rc_atm_rec rec[2];
+	struct softhca_rc_atm t = { .rec = rec, .n = 2 };
+	u64 v;
+
+	softhca_rc_atm_clear(&t);
+	KUNIT_EXPECT_FALSE(test, softhca_rc_rd_mid(&t, 1));
+	softhca_rc_rd_save(&t, 0xfffffe, 4);		/* 0xfffffe..1 */
+	KUNIT_EXPECT_FALSE(test, softhca_rc_rd_mid(&t, 0xfffffe));
+	KUNIT_EXPECT_TRUE(test, softhca_rc_rd_mid(&t, 0xffffff));
+	KUNIT_EXPECT_TRUE(test, softhca_rc_rd_mid(&t, 0));
+	KUNIT_EXPECT_TRUE(test, softhca_rc_rd_mid(&t, 1));
+	KUNIT_EXPECT_FALSE(test, softhca_rc_rd_mid(&t, 2));
+	KUNIT_EXPECT_FALSE(test, softhca_rc_rd_mid(&t, 0xfffffd));
+	/* A READ's record is no atomic's. */
+	KUNIT_EXPECT_FALSE(test, softhca_rc_atm_find(&t, 0xfffffe, &v));
+	softhca_rc_atm_save(&t, 2, 7);
+	KUNIT_EXPECT_FALSE(test, softhca_rc_rd_mid(&t, 2));
+	KUNIT_EXPECT_TRUE(test, softhca_rc_atm_find(&t, 2, &v));
+	/* A third record overwrites the READ's. */
+	softhca_rc_rd_save(&t, 3, 1);
+	KUNIT_EXPECT_FALSE(test, softhca_rc_rd_mid(&t, 0));
+	KUNIT_EXPECT_FALSE(test, softhca_rc_rd_mid(&t, 3));
+	softhca_rc_atm_clear(&t);
+	KUNIT_EXPECT_FALSE(test, softhca_rc_atm_find(&t, 2, &v));
 }
 
 static struct kunit_case softhca_wire_rc_seq_cases[] = {
@@ -440,6 +522,8 @@ static struct kunit_case softhca_wire_rc_seq_cases[] = {
 	KUNIT_CASE(read_request),
 	KUNIT_CASE(read_opcodes),
 	KUNIT_CASE(read_responses),
+	KUNIT_CASE(read_resumed),
+	KUNIT_CASE(read_records),
 	{}
 };
 

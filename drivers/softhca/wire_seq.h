@@ -123,21 +123,26 @@ enum softhca_rc_rd_verdict {
 };
 
 /**
- * struct softhca_rc_atm - an RC responder's saved atomic results
+ * struct softhca_rc_atm - an RC responder's records of READs and atomics
  * @rec: @n records, the oldest overwritten first (@next)
- * @n: max_dest_rd_atomic: how many atomics a requester may have
- *	outstanding, so how far back a duplicate can be
- * @next: the record the next result goes to
+ * @n: max_dest_rd_atomic: how many READs and atomics a requester may
+ *	have outstanding, so how far back a duplicate can be
+ * @next: the record the next one goes to
  *
  * A duplicate atomic request (behind the expected PSN) must not be
  * carried out again (the IBA's duplicate request rules): it is answered
  * with the original value the first execution returned, found by its
- * PSN.  The owner (wire_atomic.c) keeps it under rx_lock; these rules
- * are pure.
+ * PSN.  A READ's record keeps its PSNs (@psn, @span of them): a
+ * duplicate READ from the middle of that range continues the original
+ * responses (MIDDLE..., LAST), one from its start begins them again.
+ * The owner (wire_atomic.c) keeps it under rx_lock; these rules are
+ * pure.
  */
 struct softhca_rc_atm_rec {
 	u64 orig;
 	u32 psn;
+	u32 span;
+	bool read;
 	bool valid;
 };
 
@@ -150,6 +155,8 @@ struct softhca_rc_atm {
 void softhca_rc_atm_clear(struct softhca_rc_atm *t);
 void softhca_rc_atm_save(struct softhca_rc_atm *t, u32 psn, u64 orig);
 bool softhca_rc_atm_find(const struct softhca_rc_atm *t, u32 psn, u64 *orig);
+void softhca_rc_rd_save(struct softhca_rc_atm *t, u32 psn, u32 span);
+bool softhca_rc_rd_mid(const struct softhca_rc_atm *t, u32 psn);
 
 void softhca_rc_rx_reset(struct softhca_rc_rx *s, u32 psn);
 enum softhca_rc_verdict softhca_rc_rx_step(struct softhca_rc_rx *s, u32 mask,
@@ -158,10 +165,11 @@ void softhca_rc_rx_taken(struct softhca_rc_rx *s, u32 mask);
 void softhca_rc_rx_rnr(struct softhca_rc_rx *s);
 void softhca_rc_rx_read(struct softhca_rc_rx *s, u32 npkts);
 u32 softhca_rc_read_span(u32 len, u32 mtu);
-u8 softhca_rc_read_op(u32 i, u32 n);
+u8 softhca_rc_read_op(u32 i, u32 n, bool mid);
 enum softhca_rc_rd_verdict softhca_rc_read_resp(u32 first, u32 next,
 						u32 expect, u32 psn, u8 opcode,
-						u32 paylen, u32 len, u32 mtu);
+						u32 paylen, u32 len, u32 mtu,
+						bool mid);
 bool softhca_psn_in(u32 first, u32 next, u32 psn);
 enum softhca_rc_answer softhca_rc_answer(u32 first, u32 next, u32 psn,
 					 u8 syndrome);
