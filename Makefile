@@ -7,6 +7,7 @@
 #                   Debian's kernel and on the sanitizer tier's debug
 #                   kernel (KASAN, lockdep, kmemleak, KUnit), prove-tier
 #   make check-stock  the same without the sanitizer tier
+#   make check-full   the sanitizer tier with every selftest it runs
 #   make demo       boot a guest and show a softhca device
 #   make bench      boot a guest, run softhca-perf on softhca and rdma_rxe
 #   make install    module (updates/ + depmod), library, drop-in libibverbs,
@@ -70,7 +71,7 @@ PERF_SRCS := $(sort $(wildcard tools/perf/*.c))
 PERF      := $(B)/bin/softhca-perf
 PERF_IBV  := $(B)/bin/softhca-perf-ibverbs
 
-.PHONY: all module lib dropin tools selftests kunit check check-stock check-guest demo bench install \
+.PHONY: all module lib dropin tools selftests kunit check check-stock check-full check-guest demo bench install \
 	clean deps checkpatch
 
 all: module lib tools selftests
@@ -178,10 +179,15 @@ deps:
 check:
 	tools/check
 
-# Without the sanitizer tier (the debug kernel, every selftest on it,
-# prove-tier: Documentation/testing.rst), for a quicker loop.
+# Without the sanitizer tier (the debug kernel, the driver's selftests
+# on it, prove-tier: Documentation/testing.rst), for a quicker loop.
 check-stock:
 	SOFTHCA_CHECK_DEBUG=0 tools/check
+
+# make check with every selftest that runs on the debug kernel there, not
+# only those whose paths no other covers: about 15 minutes more.
+check-full:
+	SOFTHCA_CHECK_FULL=1 tools/check
 
 demo: deps all
 	tools/vm/run-guest -t 300 -- tools/demo.sh

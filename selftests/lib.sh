@@ -28,8 +28,15 @@ t() {
 	shift
 	[ $TAP_N -eq 0 ] && echo "TAP version 13"
 	TAP_N=$((TAP_N + 1))
+	# The clock from /proc/uptime with builtins: a fork and exec costs
+	# a good part of a second on the debug kernel under TCG.
+	read -r t_start _ < /proc/uptime
 	out=$("$@" 2>&1)
 	rc=$?
+	read -r t_end _ < /proc/uptime
+	# What the suite's time goes to (README, "what each tier costs").
+	t_secs=$(( ${t_end%.*} - ${t_start%.*} ))
+	[ $t_secs -lt 5 ] || echo "# $name: $t_secs s"
 	if [ $rc -eq 0 ]; then
 		# Measurements a passing test wants on record.
 		printf '%s\n' "$out" | sed -n 's/^NOTE: /# /p'
