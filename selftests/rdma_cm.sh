@@ -131,11 +131,7 @@ cm_verbs_ok() {
 # kernel path of their own (perftest's rdma_cm and verbs calls are
 # cm_verbs's and datapath.sh's; the pkg-config point is about linking):
 # Debian's kernel only, like perftest.sh (run.sh).
-stock_only() {
-	[ "${SOFTHCA_SUITE:-stock}" != debug ] && return 0
-	echo "SKIP: the debug kernel adds nothing here (see stock_only)"
-	return 1
-}
+nothing_new="the debug kernel adds nothing here (see nothing_new)"
 
 # perftest_ok NAME ADDR PORT DEV PROG ARGS...: Debian's perftest with -R
 # (rdma_cm connects the QPs, on ADDR's device DEV; the server's port
@@ -144,7 +140,7 @@ stock_only() {
 perftest_ok() {
 	name=$1 addr=$2 port=$3 dev=$4 prog=$5
 	shift 5
-	stock_only || return 77
+	stock_only "$nothing_new" || return 77
 	need "$prog" || return 77
 	# perftest fits its TSC rate against gettimeofday at start; under
 	# TCG on a busy host that fails now and then ("Correlation
@@ -176,7 +172,7 @@ perftest_ok() {
 # --libs softhca-rdmacm`, then run with neither softhca-run nor
 # LD_LIBRARY_PATH: its DT_RPATH gives it, and librdmacm, the drop-in.
 pkgconfig_ok() {
-	stock_only || return 77
+	stock_only "$nothing_new" || return 77
 	need pkg-config || return 77
 	[ -r /usr/include/rdma/rdma_cma.h ] ||
 		{ echo "SKIP: librdmacm-dev not installed (tools/setup-deps)"; return 77; }
@@ -229,7 +225,7 @@ rxe() {
 	PRE="" "$@"
 }
 rxe_why=""
-if [ "${SOFTHCA_SUITE:-stock}" = debug ]; then
+if debug_kernel; then
 	rxe_why="rdma_rxe's side-by-side runs are Debian's kernel's (see rxe())"
 elif modprobe rdma_rxe 2>/dev/null && veth_up rv0 rv1 &&
    ip addr add $R/24 dev rv0 && rdma link add rxe0 type rxe netdev rv0; then

@@ -202,8 +202,7 @@ fuzz() {
 # debug kernel (SOFTHCA_SUITE=debug) runs the captured traffic and the
 # fuzzer, its kernel paths, and leaves out these minutes of user space.
 stock() {
-	[ "${SOFTHCA_SUITE:-stock}" != debug ] ||
-		{ echo "SKIP: user space reading a capture: Debian's kernel runs it"; return 77; }
+	stock_only "user space reading a capture: Debian's kernel runs it" || return 77
 	"$@"
 }
 

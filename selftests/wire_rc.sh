@@ -89,11 +89,12 @@ lossy_atomic() {
 	[ $a -gt 0 ] || { echo "no duplicate atomic answered"; return 1; }
 }
 
-# lossy_atomic_resp ARGS: lossy_atomic with softhca the responder only:
-# its rx_duplicates must grow (it sends nothing again itself).
-lossy_atomic_resp() {
+# as_responder LOSSY ARGS: LOSSY (lossy_atomic, lossy_read) with softhca
+# the responder only: its rx_duplicates must grow (it sends nothing again
+# itself).
+as_responder() {
 	lossctr=rx_duplicates
-	lossy_atomic "$@"
+	"$@"
 	rc=$?
 	lossctr=
 	return $rc
@@ -160,16 +161,6 @@ lossy_read() {
 	lossy "$@"
 	rc=$?
 	chk= T=60
-	return $rc
-}
-
-# lossy_read_resp ARGS: lossy_read with softhca the responder only: the
-# proof of loss is the duplicate READs it answered (rx_duplicates).
-lossy_read_resp() {
-	lossctr=rx_duplicates
-	lossy_read "$@"
-	rc=$?
-	lossctr=
 	return $rc
 }
 
@@ -309,7 +300,7 @@ t "wire_rc: atomics under 5% loss from softhca to rxe, softhca requester, sum ex
 	rxe lossy_atomic - wns1 wr1 5 at_loss_sh_rxe shw1 \
 	- rxe0 10.77.0.1 wns1 shw1 10.77.0.2 10.77.0.1 18996 -n 300
 t "wire_rc: atomics under 5% loss of softhca's ATOMIC ACKs to rxe, sum exact" \
-	rxe lossy_atomic_resp shw1 wns1 wr1 5 at_loss_rxe_sh shw1 \
+	rxe as_responder lossy_atomic shw1 wns1 wr1 5 at_loss_rxe_sh shw1 \
 	wns1 shw1 10.77.0.2 - rxe0 10.77.0.1 10.77.0.2 18997 -n 300
 t "wire_rc: rough wire (loss, duplication, reordering both ways), softhca <-> softhca, SEND/WRITE 64 KiB" \
 	rough rc_check wns2 wa0 wns3 wa1 rough_sh_sh "shw2 shw3" \
@@ -330,7 +321,7 @@ t "wire_rc: rough wire, softhca requester, rxe responder, RDMA READ up to 100000
 	rxe rough rd_check - wr0 wns1 wr1 rough_rd_sh_rxe shw1 \
 	- rxe0 10.77.0.1 wns1 shw1 10.77.0.2 10.77.0.1 19044 -n 3 -s 100000
 t "wire_rc: RDMA READ under 5% loss of softhca's responses to rxe, up to 100000 B" \
-	rxe lossy_read_resp wns1 wr1 5 rd_loss_rxe_sh shw1 \
+	rxe as_responder lossy_read wns1 wr1 5 rd_loss_rxe_sh shw1 \
 	wns1 shw1 10.77.0.2 - rxe0 10.77.0.1 10.77.0.2 19046 -n 3 -s 100000
 t "wire_rc: rough wire, rxe requester, softhca responder, atomics, sum exact" \
 	rxe rough at_check - wr0 wns1 wr1 rough_at_rxe_sh shw1 \
