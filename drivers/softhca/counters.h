@@ -49,6 +49,8 @@ enum softhca_counter {
 	SOFTHCA_CNT_RX_DUP_ATOMICS,	/* RC: duplicates answered from a saved
 					 * result, not carried out again
 					 */
+	/* XRC: refused: the XRCETH names no XRC SRQ of the target's domain */
+	SOFTHCA_CNT_RX_BAD_XRC_SRQ,
 	SOFTHCA_CNT_NUM
 };
 
