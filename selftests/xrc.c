@@ -13,7 +13,11 @@
  * includes <infiniband/softhca_xrc.h> in place of <infiniband/verbs.h>.
  *
  * SOFTHCA_DEV names the initiators' device, SOFTHCA_DEV2 (when set) the
- * device of the receive QPs and SRQs.
+ * device of the receive QPs and SRQs.  SOFTHCA_GID_INDEX (default 0)
+ * is the GID both use.  XRC_WIRE set: the two are on different hosts
+ * (RoCEv2, wire_xrc.sh), where a receive QP answers the one initiator
+ * its destination QP number names (packets of RC and XRC name no
+ * source QP): it is connected again for each new initiator.
  */
 #include <infiniband/softhca_xrc.h>
 
@@ -48,6 +52,8 @@ struct end {
 };
 
 static const char *dev_i, *dev_r;	/* initiators', receivers' device */
+static int gid_index;			/* SOFTHCA_GID_INDEX */
+static int xrc_wire;			/* XRC_WIRE: across the wire */
 
 static int end_open(struct end *e, const char *name)
 {
@@ -62,7 +68,7 @@ static int end_open(struct end *e, const char *name)
 	if (!e->pd || !e->cq || e->buf == MAP_FAILED)
 		return -1;
 	e->mr = ibv_reg_mr(e->pd, e->buf, BUF, ACCESS);
-	if (!e->mr || ibv_query_gid(e->ctx, 1, 0, &e->gid))
+	if (!e->mr || ibv_query_gid(e->ctx, 1, gid_index, &e->gid))
 		return -1;
 	return 0;
 }
@@ -105,8 +111,12 @@ static int wait_wc(struct ibv_cq *cq, struct ibv_wc *wc)
 	return 0;
 }
 
-/* The receive QP through INIT to RTR: @set is ibv_modify_qp or legacy. */
-static void tgt_attr(int step, const union ibv_gid *gid,
+/*
+ * The receive QP through INIT to RTR, connected to the initiator
+ * @ini_qpn (only the wire needs it: on one host any initiator of the
+ * domain's QPs may send through it).
+ */
+static void tgt_attr(int step, const union ibv_gid *gid, uint32_t ini_qpn,
 		     struct ibv_qp_attr *a, int *mask)
 {
 	memset(a, 0, sizeof(*a));
@@ -124,6 +134,8 @@ static void tgt_attr(int step, const union ibv_gid *gid,
 	a->ah_attr.port_num = 1;
 	a->ah_attr.grh.dgid = *gid;
 	a->ah_attr.grh.hop_limit = 64;
+	a->ah_attr.grh.sgid_index = gid_index;
+	a->dest_qp_num = ini_qpn;
 	a->max_dest_rd_atomic = 4;
 	a->min_rnr_timer = 1;
 	*mask = IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
@@ -131,16 +143,33 @@ static void tgt_attr(int step, const union ibv_gid *gid,
 		IBV_QP_MIN_RNR_TIMER;
 }
 
-static int tgt_up(struct ibv_qp *qp, const union ibv_gid *gid)
+static int tgt_up(struct ibv_qp *qp, const union ibv_gid *gid,
+		  uint32_t ini_qpn)
 {
 	struct ibv_qp_attr a;
 	int mask;
 
-	tgt_attr(0, gid, &a, &mask);
+	tgt_attr(0, gid, ini_qpn, &a, &mask);
 	if (ibv_modify_qp(qp, &a, mask))
 		return -1;
-	tgt_attr(1, gid, &a, &mask);
+	tgt_attr(1, gid, ini_qpn, &a, &mask);
 	return ibv_modify_qp(qp, &a, mask);
+}
+
+/*
+ * A new initiator for a receive QP that is up: on one host nothing to
+ * do; across the wire the receive QP goes through RESET to answer it.
+ */
+static int tgt_connect(struct ibv_qp *qp, const union ibv_gid *gid,
+		       uint32_t ini_qpn)
+{
+	struct ibv_qp_attr a = { .qp_state = IBV_QPS_RESET };
+
+	if (!xrc_wire)
+		return 0;
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE))
+		return -1;
+	return tgt_up(qp, gid, ini_qpn);
 }
 
 static int legacy_tgt_up(struct ibv_xrc_domain *d, uint32_t qpn,
@@ -149,10 +178,10 @@ static int legacy_tgt_up(struct ibv_xrc_domain *d, uint32_t qpn,
 	struct ibv_qp_attr a;
 	int mask;
 
-	tgt_attr(0, gid, &a, &mask);
+	tgt_attr(0, gid, 0, &a, &mask);
 	if (ibv_modify_xrc_rcv_qp(d, qpn, &a, mask))
 		return -1;
-	tgt_attr(1, gid, &a, &mask);
+	tgt_attr(1, gid, 0, &a, &mask);
 	return ibv_modify_xrc_rcv_qp(d, qpn, &a, mask);
 }
 
@@ -187,6 +216,7 @@ static int ini_up(struct ibv_qp *qp, uint32_t tgt_qpn,
 	a.ah_attr.port_num = 1;
 	a.ah_attr.grh.dgid = *gid;
 	a.ah_attr.grh.hop_limit = 64;
+	a.ah_attr.grh.sgid_index = gid_index;
 	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
 			  IBV_QP_DEST_QPN | IBV_QP_RQ_PSN))
 		return -1;
@@ -304,8 +334,8 @@ TEST(opcodes)
 	tgt = ibv_create_qp_ex(T.ctx, &qa);
 	ini = ini_create(&I);
 	REQUIRE(tgt && ini, "QPs");
-	REQUIRE(!tgt_up(tgt, &I.gid) && !ini_up(ini, tgt->qp_num, &T.gid),
-		"connect");
+	REQUIRE(!tgt_up(tgt, &I.gid, ini->qp_num) &&
+		!ini_up(ini, tgt->qp_num, &T.gid), "connect");
 
 	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
 		int imm = i & 1;
@@ -419,25 +449,36 @@ TEST(other_domain_refused)
 		!ibv_get_srq_num(s2, &n2), "an SRQ in each");
 	qa.xrcd = x1;
 	tgt = ibv_create_qp_ex(T.ctx, &qa);
-	REQUIRE(tgt && !tgt_up(tgt, &I.gid), "receive QP in domain 1");
+	REQUIRE(tgt && !tgt_up(tgt, &I.gid, 0), "receive QP in domain 1");
 
 	CHECK(!srq_post(s2, &T, 1, 0, 4096), "post to SRQ 2");
 	ini = ini_create(&I);
-	REQUIRE(ini && !ini_up(ini, tgt->qp_num, &T.gid), "initiator");
+	REQUIRE(ini && !tgt_connect(tgt, &I.gid, ini->qp_num) &&
+		!ini_up(ini, tgt->qp_num, &T.gid), "initiator");
 	CHECK(xpost(ini, &I, IBV_WR_SEND, 0, 100, n2, 0, 0, 0, 0) ==
 	      IBV_WC_REM_ACCESS_ERR, "SEND to domain 2's SRQ");
 	CHECK(ibv_destroy_qp(ini) == 0, "destroy");
 	ini = ini_create(&I);
-	REQUIRE(ini && !ini_up(ini, tgt->qp_num, &T.gid), "initiator");
+	REQUIRE(ini && !tgt_connect(tgt, &I.gid, ini->qp_num) &&
+		!ini_up(ini, tgt->qp_num, &T.gid), "initiator");
 	CHECK(xpost(ini, &I, IBV_WR_RDMA_WRITE, 0, 100, 0xfffff0,
 		    (uintptr_t)T.buf, T.mr->rkey, 0, 0) ==
 	      IBV_WC_REM_ACCESS_ERR, "WRITE naming no SRQ");
+	{
+		struct ibv_qp_init_attr ia;
+		struct ibv_qp_attr a;
+
+		CHECK(!ibv_query_qp(tgt, &a, IBV_QP_STATE, &ia) &&
+		      a.qp_state == IBV_QPS_RTR,
+		      "the receive QP stays in RTR (state %d)", a.qp_state);
+	}
 	CHECK(ibv_destroy_qp(ini) == 0, "destroy");
 	CHECK(ibv_poll_cq(T.cq, 1, &wc) == 0, "nothing reached SRQ 2");
 
 	/* The shared receive QP still serves a well-behaved sender. */
 	ini = ini_create(&I);
-	REQUIRE(ini && !ini_up(ini, tgt->qp_num, &T.gid), "initiator");
+	REQUIRE(ini && !tgt_connect(tgt, &I.gid, ini->qp_num) &&
+		!ini_up(ini, tgt->qp_num, &T.gid), "initiator");
 	CHECK(!srq_post(s1, &T, 2, 8192, 4096), "post to SRQ 1");
 	fill(I.buf, 100, 5);
 	CHECK(xpost(ini, &I, IBV_WR_SEND, 0, 100, n1, 0, 0, 0, 0) ==
@@ -490,7 +531,7 @@ TEST(open_qp_lifetime)
 	REQUIRE(srq && !ibv_get_srq_num(srq, &srqn), "XRC SRQ");
 	qa.xrcd = xrcd;
 	tgt = ibv_create_qp_ex(T.ctx, &qa);
-	REQUIRE(tgt && !tgt_up(tgt, &I.gid), "receive QP");
+	REQUIRE(tgt && !tgt_up(tgt, &I.gid, 0), "receive QP");
 	qpn = tgt->qp_num;
 
 	oa.qp_num = qpn;
@@ -787,6 +828,9 @@ int main(void)
 
 	dev_i = getenv("SOFTHCA_DEV");
 	dev_r = getenv("SOFTHCA_DEV2");
+	if (getenv("SOFTHCA_GID_INDEX"))
+		gid_index = atoi(getenv("SOFTHCA_GID_INDEX"));
+	xrc_wire = !!getenv("XRC_WIRE");
 	if (!dev_i) {
 		printf("1..0 # SKIP SOFTHCA_DEV not set\n");
 		return 0;

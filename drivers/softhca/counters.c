@@ -37,6 +37,7 @@ static const struct rdma_stat_desc softhca_counter_descs[] = {
 	[SOFTHCA_CNT_TX_ATOMICS].name = "tx_atomics",
 	[SOFTHCA_CNT_RX_ATOMICS].name = "rx_atomics",
 	[SOFTHCA_CNT_RX_DUP_ATOMICS].name = "rx_dup_atomics",
+	[SOFTHCA_CNT_RX_BAD_XRC_SRQ].name = "rx_bad_xrc_srq",
 };
 
 static_assert(ARRAY_SIZE(softhca_counter_descs) == SOFTHCA_CNT_NUM);

@@ -22,7 +22,8 @@ enum softhca_counter {
 	SOFTHCA_CNT_RX_MALFORMED,	/* dropped: headers the parser refused */
 	SOFTHCA_CNT_RX_BAD_PKEY,	/* dropped: not the default partition */
 	SOFTHCA_CNT_RX_NO_QP,		/* dropped: no such QP, or wrong type */
-	SOFTHCA_CNT_RX_UNSUPPORTED,	/* dropped: a transport not on the wire yet */
+	/* dropped: a transport not on the wire (none left since XRC) */
+	SOFTHCA_CNT_RX_UNSUPPORTED,
 	/* dropped: for a connected QP not ready, or not from its peer */
 	SOFTHCA_CNT_RX_BAD_PEER,
 	/* UC: PSN jumps, each a message (or more) lost; RC: gaps NAKed */
@@ -49,6 +50,8 @@ enum softhca_counter {
 	SOFTHCA_CNT_RX_DUP_ATOMICS,	/* RC: duplicates answered from a saved
 					 * result, not carried out again
 					 */
+	/* XRC: refused: the XRCETH names no XRC SRQ of the target's domain */
+	SOFTHCA_CNT_RX_BAD_XRC_SRQ,
 	SOFTHCA_CNT_NUM
 };
 

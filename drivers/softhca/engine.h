@@ -266,6 +266,7 @@ static inline bool softhca_is_ud(enum ib_qp_type t)
 enum softhca_ack softhca_resp_deliver(struct softhca_dest *dest,
 				      struct softhca_msg *msg);
 void softhca_resp_flush(struct softhca_qp *qp);
+struct softhca_srq *softhca_xrc_srq_get(struct softhca_qp *qp, u32 srqn);
 u32 softhca_rnr_timer_ns(u8 min_rnr_timer);
 
 /* req.c */

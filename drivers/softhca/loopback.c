@@ -11,10 +11,9 @@
  * bypassed.)  Per message, softhca_dest_get() turns (device index, QP
  * number) into references on the device's registration and on the QP
  * (kept from one message to the next, see req.c) and the same-host
- * transport, whose send is the responder itself.  A UD, UC or RC
- * destination that no device here owns goes on the wire (wire.c) when
- * the sender's device is on it; XRC peers elsewhere do not answer (its
- * wire protocol is not written).
+ * transport, whose send is the responder itself.  A destination that no
+ * device here owns (UD, UC, RC, XRC: every transport that sends) goes on
+ * the wire (wire.c) when the sender's device is on it.
  *
  * Every registered softhca device is in softhca_dev_xa under its ib_core
  * index.  Lookups take the xarray lock and then the device's
@@ -202,13 +201,10 @@ int softhca_dest_get(struct softhca_qp *qp, const struct softhca_send_wqe *wqe,
 		to.qpn = qp->attr.dest_qp_num;
 	}
 	/*
-	 * Nobody here: the wire, for the transports it carries (UD, UC, RC),
+	 * Nobody here: the wire, which carries every QP type that sends,
 	 * when the device is on it.  A connected QP's path is in qp->wire.
 	 */
-	if (!to.dev && (softhca_is_ud(qp->ibqp.qp_type) ||
-			qp->ibqp.qp_type == IB_QPT_UC ||
-			qp->ibqp.qp_type == IB_QPT_RC) &&
-	    softhca_net_attached(to_sdev(qp->ibqp.device))) {
+	if (!to.dev && softhca_net_attached(to_sdev(qp->ibqp.device))) {
 		softhca_dest_put(dest);
 		to.tp = &softhca_wire;
 		*dest = to;

@@ -467,8 +467,16 @@ static bool softhca_resp_takes_wqe(u8 opcode)
 	       opcode == IB_UVERBS_WR_RDMA_WRITE_WITH_IMM;
 }
 
-/* An XRC message's SRQ: an XRC SRQ of @qp's domain, referenced; or NULL. */
-static struct softhca_srq *softhca_resp_xrc_srq(struct softhca_qp *qp, u32 srqn)
+/**
+ * softhca_xrc_srq_get - the SRQ an XRC message names
+ * @qp: the XRC_TGT QP it arrived at
+ * @srqn: the SRQ number (msg->xrc_srqn, the XRCETH on the wire)
+ *
+ * Return: the SRQ, referenced, when it is an XRC SRQ of @qp's domain;
+ * NULL otherwise (no such SRQ and another domain's are not told apart:
+ * a domain is a protection boundary).
+ */
+struct softhca_srq *softhca_xrc_srq_get(struct softhca_qp *qp, u32 srqn)
 {
 	struct softhca_srq *srq;
 
@@ -505,7 +513,7 @@ static void softhca_resp_flush_held(struct softhca_qp *qp, struct ib_cq *cq)
  */
 static void softhca_resp_xrc_drop(struct softhca_qp *qp)
 {
-	struct softhca_srq *srq = softhca_resp_xrc_srq(qp, qp->resp.srqn);
+	struct softhca_srq *srq = softhca_xrc_srq_get(qp, qp->resp.srqn);
 
 	softhca_resp_flush_held(qp, srq ? srq->ibsrq.ext.cq : NULL);
 	if (srq)
@@ -546,7 +554,7 @@ static bool softhca_resp_rx(struct softhca_qp *qp, struct softhca_msg *msg,
 			    struct softhca_rx *rx)
 {
 	if (qp->ibqp.qp_type == IB_QPT_XRC_TGT) {
-		rx->srq = softhca_resp_xrc_srq(qp, msg->xrc_srqn);
+		rx->srq = softhca_xrc_srq_get(qp, msg->xrc_srqn);
 		if (!rx->srq)
 			return false;
 		rx->pd = rx->srq->ibsrq.pd;

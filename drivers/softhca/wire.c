@@ -17,8 +17,10 @@
  * Q_Key is the responder's to check (resp.c).  UC goes to wire_conn.c
  * (sending) and wire_resp.c (receiving); RC to wire_rc.c (sending, and
  * the ACKs and NAKs that come back) and wire_rc_resp.c (receiving).
- * Atomic ACKs and XRC packets are dropped: their protocol is not written
- * (loopback.c does not pick this transport for XRC).
+ * XRC goes to the same two: an XRC_INI sends as an RC requester, an
+ * XRC_TGT receives as an RC responder, with XRC's opcodes (the prefix
+ * 101b, and the XRCETH naming the target SRQ in every request; wire.h
+ * says where the types differ).
  *
  * Context: sending runs under the sending QP's sq.lock with BHs off;
  * receiving runs in softirq (the UDP socket's receive), where the
@@ -132,11 +134,8 @@ enum softhca_ack softhca_wire_send(struct softhca_qp *qp,
 		return softhca_wire_send_ud(qp, dest, msg);
 	if (qp->ibqp.qp_type == IB_QPT_UC)
 		return softhca_wire_send_uc(qp, dest, msg);
-	if (qp->ibqp.qp_type == IB_QPT_RC)
-		return softhca_wire_send_rc(qp, dest, msg);
-	/* Not picked for XRC (loopback.c): nobody answers. */
-	return softhca_qpt_reliable(qp->ibqp.qp_type) ? SOFTHCA_NO_PEER :
-							  SOFTHCA_ACK;
+	/* RC and XRC_INI (an XRC_TGT has no send queue). */
+	return softhca_wire_send_rc(qp, dest, msg);
 }
 
 const struct softhca_transport softhca_wire = {
@@ -249,6 +248,24 @@ static void softhca_wire_rcv_ud(struct softhca_dev *sdev, struct sk_buff *skb,
 		softhca_count(sdev, SOFTHCA_CNT_RX_NO_QP);
 }
 
+/*
+ * An RC or XRC packet: a request to the responder, an answer (ACKNOWLEDGE,
+ * ATOMIC ACKNOWLEDGE, READ RESPONSE) to the completer.  Each takes it
+ * only for a QP of its transport (softhca_wire_takes()): RC's for RC,
+ * XRC requests for an XRC_TGT, XRC answers for an XRC_INI.
+ */
+static void softhca_wire_rcv_reliable(struct softhca_dev *sdev,
+				      struct sk_buff *skb,
+				      const struct softhca_roce_pkt *pkt)
+{
+	if (pkt->mask & SOFTHCA_H_REQ)
+		softhca_wire_rcv_rc(sdev, skb, pkt);
+	else if (pkt->mask & SOFTHCA_H_READ)
+		softhca_wire_rcv_read_resp(sdev, skb, pkt);
+	else
+		softhca_wire_rcv_ack(sdev, skb, pkt);
+}
+
 /**
  * softhca_wire_rcv - a RoCEv2 packet arrived for @sdev
  * @sdev: the device bound to the netdev it arrived on (held)
@@ -283,15 +300,8 @@ void softhca_wire_rcv(struct softhca_dev *sdev, struct sk_buff *skb)
 		softhca_wire_rcv_ud(sdev, skb, &pkt);
 	else if ((pkt.opcode & SOFTHCA_TP_MASK) == SOFTHCA_TP_UC)
 		softhca_wire_rcv_uc(sdev, skb, &pkt);
-	else if (pkt.opcode == SOFTHCA_RC(ACKNOWLEDGE) ||
-		 pkt.opcode == SOFTHCA_RC(ATOMIC_ACKNOWLEDGE))
-		softhca_wire_rcv_ack(sdev, skb, &pkt);
-	else if ((pkt.opcode & SOFTHCA_TP_MASK) == SOFTHCA_TP_RC &&
-		 (pkt.mask & SOFTHCA_H_READ) && (pkt.mask & SOFTHCA_H_RESP))
-		softhca_wire_rcv_read_resp(sdev, skb, &pkt);
-	else if ((pkt.opcode & SOFTHCA_TP_MASK) == SOFTHCA_TP_RC &&
-		 (pkt.mask & SOFTHCA_H_REQ))
-		softhca_wire_rcv_rc(sdev, skb, &pkt);
+	else if (pkt.mask & (SOFTHCA_H_RC | SOFTHCA_H_XRC))
+		softhca_wire_rcv_reliable(sdev, skb, &pkt);
 	else
 		softhca_count(sdev, SOFTHCA_CNT_RX_UNSUPPORTED);
 	consume_skb(skb);

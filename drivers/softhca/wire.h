@@ -17,6 +17,12 @@
  *                READ requests answered)
  *   wire_atomic.c RC atomics: the request sent, the responder's
  *                execution and its saved results for duplicates
+ *
+ * XRC is RC with another opcode prefix: an XRC_INI is an RC requester,
+ * an XRC_TGT an RC responder whose requests name their SRQ (XRCETH).
+ * The files above serve both; what differs by QP type is in the three
+ * helpers below and nowhere else (and the SRQ an XRC request names,
+ * wire_resp.c).
  */
 #ifndef SOFTHCA_WIRE_H
 #define SOFTHCA_WIRE_H
@@ -24,6 +30,58 @@
 #include "engine.h"
 #include "net.h"
 #include "roce_hdr.h"
+
+/*
+ * The opcode prefix of a connected QP type's packets: XRC_INI and
+ * XRC_TGT speak XRC, whose opcodes mirror RC's (IBA: the same operation
+ * codes under prefix 101b; its requests carry an XRCETH, which the
+ * opcode table adds, roce_hdr.c).
+ */
+static inline u8 softhca_wire_tp(enum ib_qp_type t)
+{
+	switch (t) {
+	case IB_QPT_UC:
+		return SOFTHCA_TP_UC;
+	case IB_QPT_XRC_INI:
+	case IB_QPT_XRC_TGT:
+		return SOFTHCA_TP_XRC;
+	default:
+		return SOFTHCA_TP_RC;
+	}
+}
+
+/* The opcode of @t's transport that mirrors the RC opcode @rc_op. */
+static inline u8 softhca_wire_op(enum ib_qp_type t, u8 rc_op)
+{
+	return softhca_wire_tp(t) | (rc_op & ~SOFTHCA_TP_MASK);
+}
+
+/*
+ * Does a QP of type @t take a packet of opcode mask @mask?  Its
+ * transport's packets only, and of XRC's, an XRC_INI (the requester)
+ * the answers and an XRC_TGT (the responder) the requests.
+ */
+static inline bool softhca_wire_takes(enum ib_qp_type t, u32 mask)
+{
+	switch (t) {
+	case IB_QPT_UC:
+		return mask & SOFTHCA_H_UC;
+	case IB_QPT_RC:
+		return mask & SOFTHCA_H_RC;
+	case IB_QPT_XRC_INI:
+		return (mask & SOFTHCA_H_XRC) && (mask & SOFTHCA_H_RESP);
+	case IB_QPT_XRC_TGT:
+		return (mask & SOFTHCA_H_XRC) && (mask & SOFTHCA_H_REQ);
+	default:
+		return false;
+	}
+}
+
+/* The type of the QP at the other end of a connection to a @t. */
+static inline enum ib_qp_type softhca_wire_peer_qpt(enum ib_qp_type t)
+{
+	return t == IB_QPT_XRC_TGT ? IB_QPT_XRC_INI : t;
+}
 
 /* wire.c */
 int softhca_wire_xmit(struct softhca_dev *sdev,
@@ -47,8 +105,11 @@ bool softhca_wire_from_peer(const struct softhca_qp *qp,
 bool softhca_wire_deliver(struct softhca_dev *sdev, struct softhca_qp *qp,
 			  const struct softhca_roce_pkt *pkt,
 			  struct softhca_msg *msg, enum softhca_ack *ack);
+struct softhca_mr *softhca_wire_rkey(struct softhca_qp *qp,
+				     const struct softhca_roce_pkt *pkt,
+				     u32 rkey, int access, u64 va, u32 len);
 bool softhca_wire_send_pkts(struct softhca_qp *qp, struct softhca_dest *dest,
-			    struct softhca_msg *msg, u8 tp, bool ackreq);
+			    struct softhca_msg *msg, bool ackreq);
 
 /* wire_rc.c */
 void softhca_wire_rc_modify(struct softhca_qp *qp,
@@ -58,6 +119,7 @@ enum softhca_ack softhca_wire_send_rc(struct softhca_qp *qp,
 				      struct softhca_dest *dest,
 				      struct softhca_msg *msg);
 void softhca_wire_rc_request(struct softhca_qp *qp, struct softhca_dest *dest,
+			     const struct softhca_msg *msg,
 			     struct softhca_roce_fields *f, u32 npkts);
 void softhca_wire_rcv_ack(struct softhca_dev *sdev, struct sk_buff *skb,
 			  const struct softhca_roce_pkt *pkt);

@@ -69,7 +69,7 @@ int softhca_wire_atm_resize(struct softhca_qp *qp,
 	struct softhca_rc_atm_rec *rec = NULL, *old;
 	u32 n;
 
-	if (qp->ibqp.qp_type != IB_QPT_RC ||
+	if (!softhca_qpt_reliable(qp->ibqp.qp_type) ||
 	    !(mask & IB_QP_MAX_DEST_RD_ATOMIC))
 		return 0;
 	n = attr->max_dest_rd_atomic;
@@ -140,7 +140,7 @@ int softhca_wire_atm_exec(struct softhca_dev *sdev, struct softhca_qp *qp,
 			  const struct softhca_roce_pkt *pkt, u32 psn,
 			  enum softhca_ack *ack, u64 *orig)
 {
-	struct softhca_msg msg = { .src_qpt = IB_QPT_RC };
+	struct softhca_msg msg = {};
 	struct softhca_wire_qp *w = &qp->wire;
 
 	/* No records: max_dest_rd_atomic 0, the responder refuses it. */
@@ -185,6 +185,7 @@ void softhca_wire_send_atomic(struct softhca_qp *qp, struct softhca_dest *dest,
 {
 	bool cas = msg->opcode == IB_UVERBS_WR_ATOMIC_CMP_AND_SWP;
 	struct softhca_roce_fields f = {
+		/* RC's opcode: softhca_wire_rc_request() takes the QP's */
 		.opcode = cas ? SOFTHCA_RC(COMPARE_SWAP) : SOFTHCA_RC(FETCH_ADD),
 		.va = msg->remote_addr,
 		.rkey = msg->rkey,
@@ -192,5 +193,5 @@ void softhca_wire_send_atomic(struct softhca_qp *qp, struct softhca_dest *dest,
 		.compare = cas ? msg->compare_add : 0,
 	};
 
-	softhca_wire_rc_request(qp, dest, &f, 1);
+	softhca_wire_rc_request(qp, dest, msg, &f, 1);
 }

@@ -18,7 +18,9 @@
  * if the network had lost it.
  *
  * RC sends the same packets with RC opcodes (wire_rc.c), AckReq on
- * each chunk's last one, and waits for the answer.
+ * each chunk's last one, and waits for the answer; an XRC_INI with XRC
+ * opcodes, each request's XRCETH naming the WQE's remote SRQ.  An
+ * XRC_TGT keeps a path too: its answers go back along it.
  *
  * Context: sending runs under the QP's sq.lock with BHs off (req.c);
  * modify_qp is process context.
@@ -89,21 +91,22 @@ void softhca_wire_qp_modify(struct softhca_qp *qp,
 {
 	bool reset = (mask & IB_QP_STATE) && attr->qp_state == IB_QPS_RESET;
 
-	if (qp->ibqp.qp_type != IB_QPT_UC && qp->ibqp.qp_type != IB_QPT_RC)
+	if (softhca_is_ud(qp->ibqp.qp_type))
 		return;
 	softhca_wire_path_set(qp, attr, mask, reset);
-	if (qp->ibqp.qp_type == IB_QPT_RC)
+	if (softhca_qpt_reliable(qp->ibqp.qp_type))
 		softhca_wire_rc_modify(qp, attr, mask, reset);
 }
 
 /*
- * A chunk as packets from qp->wire.sq_psn on, the transport's opcodes
- * (@tp), AckReq on the last packet when @ackreq.  Return: false when the
- * WQE's opcode has no packets of that transport.
+ * A chunk as packets from qp->wire.sq_psn on, the QP type's opcodes
+ * (softhca_wire_tp()), AckReq on the last packet when @ackreq.
+ * Return: false when the WQE's opcode has no packets of that transport.
  */
 bool softhca_wire_send_pkts(struct softhca_qp *qp, struct softhca_dest *dest,
-			    struct softhca_msg *msg, u8 tp, bool ackreq)
+			    struct softhca_msg *msg, bool ackreq)
 {
+	u8 tp = softhca_wire_tp(qp->ibqp.qp_type);
 	struct softhca_dev *sdev = to_sdev(qp->ibqp.device);
 	struct softhca_path path = {
 		.sgid = qp->wire.sgid,
@@ -115,6 +118,7 @@ bool softhca_wire_send_pkts(struct softhca_qp *qp, struct softhca_dest *dest,
 		.dqpn = dest->qpn,
 		.imm = (__force __be32)msg->imm,
 		.inv_rkey = msg->imm,	/* SEND_WITH_INV: the rkey, host order */
+		.xrc_srqn = msg->xrc_srqn,	/* XRC opcodes only have an XRCETH */
 	};
 	u32 mtu = qp->wire.mtu, left = msg->len, plen;
 	bool first = msg->first, last;
@@ -160,6 +164,6 @@ enum softhca_ack softhca_wire_send_uc(struct softhca_qp *qp,
 {
 	/* No path (RTR sets one), or an opcode the WQE check refused. */
 	if (qp->wire.mtu)
-		softhca_wire_send_pkts(qp, dest, msg, SOFTHCA_TP_UC, false);
+		softhca_wire_send_pkts(qp, dest, msg, false);
 	return SOFTHCA_ACK;
 }

@@ -55,6 +55,11 @@
  * SGE.  A plain ACK means nothing to an atomic, an ATOMIC ACKNOWLEDGE
  * nothing to any other chunk: both are ignored as stale.
  *
+ * XRC.  An XRC_INI is this requester and completer as they are, with
+ * XRC's opcodes (softhca_wire_op()) and each request's XRCETH naming
+ * the WQE's remote SRQ; it takes XRC answers only, an RC QP RC's
+ * (softhca_wire_takes()).
+ *
  * Counters: tx_retransmits (packets sent again), ack_timeouts, rx_acks,
  * rx_naks_rnr, rx_naks_seq, rx_naks_other, rx_stale_acks, rx_read_resps
  * (READ RESPONSE packets taken; stale ones count as rx_stale_acks).
@@ -197,11 +202,14 @@ static enum softhca_ack softhca_wire_rc_take(struct softhca_qp *qp,
  * softhca_wire_rc_request - a request without payload (READ, atomic)
  * @qp: the sending QP (sq.lock held, BHs off)
  * @dest: its peer
- * @f: the request's opcode and extension header; the BTH is filled here
- *	(the next PSN, AckReq)
+ * @msg: the chunk it asks for (XRC: its SRQ)
+ * @f: the request's opcode (RC's: the QP type's is used) and extension
+ *	header; the BTH and the XRCETH are filled here (the next PSN,
+ *	AckReq)
  * @npkts: the PSNs it uses (a READ: one per response packet)
  */
 void softhca_wire_rc_request(struct softhca_qp *qp, struct softhca_dest *dest,
+			     const struct softhca_msg *msg,
 			     struct softhca_roce_fields *f, u32 npkts)
 {
 	struct softhca_wire_qp *w = &qp->wire;
@@ -211,7 +219,9 @@ void softhca_wire_rc_request(struct softhca_qp *qp, struct softhca_dest *dest,
 		.sport = w->sport,
 	};
 
+	f->opcode = softhca_wire_op(qp->ibqp.qp_type, f->opcode);
 	f->pkey = SOFTHCA_ROCE_DEF_PKEY;
+	f->xrc_srqn = msg->xrc_srqn;
 	f->dqpn = dest->qpn;
 	f->psn = w->sq_psn;
 	f->ackreq = true;
@@ -234,7 +244,7 @@ static void softhca_wire_send_read(struct softhca_qp *qp,
 		.dma_len = msg->len,
 	};
 
-	softhca_wire_rc_request(qp, dest, &f, npkts);
+	softhca_wire_rc_request(qp, dest, msg, &f, npkts);
 }
 
 /**
@@ -262,7 +272,8 @@ enum softhca_ack softhca_wire_send_rc(struct softhca_qp *qp,
 	if (!w->mtu)
 		return SOFTHCA_NO_PEER;	/* no path: RTR sets one */
 	if (!read && !atomic &&
-	    softhca_seq_opcode(SOFTHCA_TP_RC, msg->opcode, true, true) < 0)
+	    softhca_seq_opcode(softhca_wire_tp(qp->ibqp.qp_type), msg->opcode,
+			       true, true) < 0)
 		return SOFTHCA_NAK_INV;
 	if (atomic)
 		npkts = 1;
@@ -308,13 +319,13 @@ enum softhca_ack softhca_wire_send_rc(struct softhca_qp *qp,
 	else if (atomic)
 		softhca_wire_send_atomic(qp, dest, msg);
 	else
-		softhca_wire_send_pkts(qp, dest, msg, SOFTHCA_TP_RC, true);
+		softhca_wire_send_pkts(qp, dest, msg, true);
 	return SOFTHCA_PENDING;
 }
 
 /*
- * The RC QP an answer (ACKNOWLEDGE, READ RESPONSE) is for, referenced,
- * when it comes from the QP's peer; else NULL (counted).
+ * The RC or XRC_INI QP an answer (ACKNOWLEDGE, READ RESPONSE) is for,
+ * referenced, when it comes from the QP's peer; else NULL (counted).
  */
 static struct softhca_qp *softhca_wire_rc_answered(struct softhca_dev *sdev,
 						   struct sk_buff *skb,
@@ -324,7 +335,7 @@ static struct softhca_qp *softhca_wire_rc_answered(struct softhca_dev *sdev,
 	bool peer;
 
 	qp = softhca_qp_get(sdev, softhca_bth_qpn(softhca_pkt_bth(pkt)));
-	if (!qp || qp->ibqp.qp_type != IB_QPT_RC) {
+	if (!qp || !softhca_wire_takes(qp->ibqp.qp_type, pkt->mask)) {
 		softhca_count(sdev, SOFTHCA_CNT_RX_NO_QP);
 		goto drop;
 	}
@@ -480,7 +491,9 @@ void softhca_wire_rcv_read_resp(struct softhca_dev *sdev, struct sk_buff *skb,
 	spin_lock(&w->ack_lock);
 	if (w->ack_inflight && w->ack_read && !w->ack_ready)
 		v = softhca_rc_read_resp(w->ack_first, w->ack_next, w->rd_next,
-					 psn, pkt->opcode, pkt->paylen,
+					 psn, softhca_wire_op(IB_QPT_RC,
+							      pkt->opcode),
+					 pkt->paylen,
 					 w->rd_len, w->rd_mtu, w->rd_mid);
 	switch (v) {
 	case SOFTHCA_RC_RD_TAKE:

@@ -59,6 +59,14 @@
  * rx_seq_drops (packets dropped behind a NAK), tx_read_resps, tx_drops
  * (an answer with no memory to queue it: as if lost).
  *
+ * XRC: an XRC_TGT is this responder, its answers in XRC's opcodes.  A
+ * request whose XRCETH names no XRC SRQ of the QP's domain is refused
+ * before anything else is done with it: a remote access NAK (as on one
+ * host, resp.c), counted as rx_bad_xrc_srq; the XRC_TGT stays as it is,
+ * the expected PSN too (the XRC_INI's WQE ends in REM_ACCESS_ERR and
+ * the INI in ERR, as for any NAK).  The SRQ's PD is the one its R_Keys
+ * are checked against (softhca_wire_rkey()).
+ *
  * Context: softirq.  Lock order: wire.rx_lock, then the responder's
  * (resp.lock, RQ/SRQ, CQ); answers are sent after rx_lock is dropped.
  */
@@ -118,8 +126,10 @@ static void softhca_rc_send_reply(struct softhca_dev *sdev,
 {
 	u32 dqpn = READ_ONCE(qp->attr.dest_qp_num);
 	struct softhca_roce_fields f = {
-		.opcode = r->atomic ? SOFTHCA_RC(ATOMIC_ACKNOWLEDGE) :
-				      SOFTHCA_RC(ACKNOWLEDGE),
+		.opcode = softhca_wire_op(qp->ibqp.qp_type,
+					  r->atomic ?
+					  SOFTHCA_RC(ATOMIC_ACKNOWLEDGE) :
+					  SOFTHCA_RC(ACKNOWLEDGE)),
 		.pkey = SOFTHCA_ROCE_DEF_PKEY,
 		.dqpn = dqpn,
 		.psn = r->psn,
@@ -172,7 +182,9 @@ static bool softhca_rc_send_read(struct softhca_dev *sdev,
 	end = r->rd_npkts - r->rd_sent > max ? r->rd_sent + max : r->rd_npkts;
 	for (i = r->rd_sent; i < end; i++) {
 		plen = min(left, r->rd_mtu);
-		f.opcode = softhca_rc_read_op(i, r->rd_npkts, r->rd_mid);
+		f.opcode = softhca_wire_op(qp->ibqp.qp_type,
+					   softhca_rc_read_op(i, r->rd_npkts,
+							      r->rd_mid));
 		f.psn = softhca_psn_add(r->psn, i);
 		softhca_wire_xmit(sdev, &f, &src, plen, &path);
 		left -= plen;
@@ -312,7 +324,7 @@ static int softhca_rc_deliver(struct softhca_dev *sdev, struct softhca_qp *qp,
 			      const struct softhca_roce_pkt *pkt, u32 psn,
 			      struct softhca_rc_reply *r)
 {
-	struct softhca_msg msg = { .src_qpt = IB_QPT_RC };
+	struct softhca_msg msg = {};
 	struct softhca_rc_rx *s = &qp->wire.rc;
 	enum softhca_ack ack;
 
@@ -360,7 +372,6 @@ static int softhca_rc_read(struct softhca_dev *sdev, struct softhca_qp *qp,
 			   bool dup, struct softhca_rc_reply *r)
 {
 	const struct softhca_reth *reth = softhca_pkt_reth(pkt);
-	struct ib_pd *pd = qp->srq ? qp->srq->ibsrq.pd : qp->ibqp.pd;
 	struct softhca_rc_rx *s = &qp->wire.rc;
 	u32 len, npkts;
 	u64 va;
@@ -378,9 +389,8 @@ static int softhca_rc_read(struct softhca_dev *sdev, struct softhca_qp *qp,
 		goto access;
 	r->rd_mr = NULL;
 	if (len) {
-		r->rd_mr = softhca_rkey_get(sdev, be32_to_cpu(reth->rkey), pd,
-					    qp->ibqp.qp_num,
-					    IB_ACCESS_REMOTE_READ, va, len);
+		r->rd_mr = softhca_wire_rkey(qp, pkt, be32_to_cpu(reth->rkey),
+					     IB_ACCESS_REMOTE_READ, va, len);
 		if (!r->rd_mr)
 			goto access;
 	}
@@ -444,8 +454,78 @@ static int softhca_rc_atomic(struct softhca_dev *sdev, struct softhca_qp *qp,
 	}
 }
 
+/*
+ * Does @pkt name an SRQ the QP may take it for?  Only an XRC_TGT's
+ * requests name one (XRCETH): an XRC SRQ of its domain.
+ */
+static bool softhca_rc_srq_ok(struct softhca_qp *qp,
+			      const struct softhca_roce_pkt *pkt)
+{
+	const struct softhca_xrceth *xrceth = softhca_pkt_xrceth(pkt);
+	struct softhca_srq *srq;
+
+	if (!xrceth)
+		return true;
+	srq = softhca_xrc_srq_get(qp, softhca_xrceth_srqn(xrceth));
+	if (!srq)
+		return false;
+	softhca_srq_put(srq);
+	return true;
+}
+
+/*
+ * What the sequencing rules make of a request from the QP's peer, and
+ * the answer it gets.  Called with rx_lock held.
+ * Return: the async event the QP must move to ERR with (0: none).
+ */
+static int softhca_rc_step(struct softhca_dev *sdev, struct softhca_qp *qp,
+			   const struct softhca_roce_pkt *pkt, u32 psn,
+			   struct softhca_rc_reply *r)
+{
+	const struct softhca_bth *bth = softhca_pkt_bth(pkt);
+	struct softhca_wire_qp *w = &qp->wire;
+	struct softhca_rc_rx *s = &w->rc;
+
+	switch (softhca_rc_rx_step(s, pkt->mask, psn, pkt->paylen,
+				   w->rx_mtu)) {
+	case SOFTHCA_RC_TAKE:
+		return softhca_rc_deliver(sdev, qp, pkt, psn, r);
+	case SOFTHCA_RC_READ:
+		return softhca_rc_read(sdev, qp, pkt, psn, false, r);
+	case SOFTHCA_RC_ATOMIC:
+		return softhca_rc_atomic(sdev, qp, pkt, psn, false, r);
+	case SOFTHCA_RC_DUP:
+		softhca_count(sdev, SOFTHCA_CNT_RX_DUPLICATES);
+		/* A READ again: read again (its PSNs are behind us). */
+		if ((pkt->mask & SOFTHCA_H_READ) && !pkt->paylen)
+			return softhca_rc_read(sdev, qp, pkt, psn, true, r);
+		if (pkt->mask & SOFTHCA_H_ATOMIC)
+			return softhca_rc_atomic(sdev, qp, pkt, psn, true, r);
+		if (softhca_bth_ackreq(bth))
+			softhca_rc_reply(r, SOFTHCA_AETH_ACK |
+					 SOFTHCA_AETH_NO_CREDITS,
+					 softhca_psn_add(s->epsn,
+							 SOFTHCA_PSN_MASK),
+					 s->msn);
+		return 0;
+	case SOFTHCA_RC_NAK_SEQ:
+		softhca_count(sdev, SOFTHCA_CNT_RX_PSN_GAPS);
+		softhca_rc_reply(r, SOFTHCA_AETH_NAK | SOFTHCA_NAK_PSN_SEQ,
+				 s->epsn, s->msn);
+		return 0;
+	case SOFTHCA_RC_DROP:
+		softhca_count(sdev, SOFTHCA_CNT_RX_SEQ_DROPS);
+		return 0;
+	case SOFTHCA_RC_INVALID:
+	default:
+		softhca_rc_reply(r, SOFTHCA_AETH_NAK | SOFTHCA_NAK_INVALID,
+				 psn, s->msn);
+		return IB_EVENT_QP_REQ_ERR;
+	}
+}
+
 /**
- * softhca_wire_rcv_rc - an RC request packet arrived for @sdev
+ * softhca_wire_rcv_rc - a request packet arrived for @sdev (RC or XRC)
  * @sdev: the device bound to the netdev it arrived on (held)
  * @skb: the packet (linear, checked; not consumed)
  * @pkt: its parse
@@ -455,22 +535,19 @@ static int softhca_rc_atomic(struct softhca_dev *sdev, struct softhca_qp *qp,
 void softhca_wire_rcv_rc(struct softhca_dev *sdev, struct sk_buff *skb,
 			 const struct softhca_roce_pkt *pkt)
 {
-	const struct softhca_bth *bth = softhca_pkt_bth(pkt);
-	u32 psn = softhca_bth_psn(bth);
+	u32 psn = softhca_bth_psn(softhca_pkt_bth(pkt));
 	struct softhca_rc_reply r = {};
 	union ib_gid sgid, dgid;
 	struct softhca_wire_qp *w;
 	struct softhca_qp *qp;
-	struct softhca_rc_rx *s;
 	int peer_err = 0;
 
-	qp = softhca_qp_get(sdev, softhca_bth_qpn(bth));
-	if (!qp || qp->ibqp.qp_type != IB_QPT_RC) {
+	qp = softhca_qp_get(sdev, softhca_bth_qpn(softhca_pkt_bth(pkt)));
+	if (!qp || !softhca_wire_takes(qp->ibqp.qp_type, pkt->mask)) {
 		softhca_count(sdev, SOFTHCA_CNT_RX_NO_QP);
 		goto out;
 	}
 	w = &qp->wire;
-	s = &w->rc;
 	softhca_wire_gids(skb, &sgid, &dgid);
 	spin_lock(&w->rx_lock);
 	if (!softhca_wire_can_receive(READ_ONCE(qp->state)) ||
@@ -479,46 +556,17 @@ void softhca_wire_rcv_rc(struct softhca_dev *sdev, struct sk_buff *skb,
 		softhca_count(sdev, SOFTHCA_CNT_RX_BAD_PEER);
 		goto out;
 	}
-	switch (softhca_rc_rx_step(s, pkt->mask, psn, pkt->paylen,
-				   w->rx_mtu)) {
-	case SOFTHCA_RC_TAKE:
-		peer_err = softhca_rc_deliver(sdev, qp, pkt, psn, &r);
-		break;
-	case SOFTHCA_RC_READ:
-		peer_err = softhca_rc_read(sdev, qp, pkt, psn, false, &r);
-		break;
-	case SOFTHCA_RC_ATOMIC:
-		peer_err = softhca_rc_atomic(sdev, qp, pkt, psn, false, &r);
-		break;
-	case SOFTHCA_RC_DUP:
-		softhca_count(sdev, SOFTHCA_CNT_RX_DUPLICATES);
-		/* A READ again: read again (its PSNs are behind us). */
-		if ((pkt->mask & SOFTHCA_H_READ) && !pkt->paylen)
-			peer_err = softhca_rc_read(sdev, qp, pkt, psn, true,
-						   &r);
-		else if (pkt->mask & SOFTHCA_H_ATOMIC)
-			peer_err = softhca_rc_atomic(sdev, qp, pkt, psn, true,
-						     &r);
-		else if (softhca_bth_ackreq(bth))
-			softhca_rc_reply(&r, SOFTHCA_AETH_ACK |
-					 SOFTHCA_AETH_NO_CREDITS,
-					 softhca_psn_add(s->epsn,
-							 SOFTHCA_PSN_MASK),
-					 s->msn);
-		break;
-	case SOFTHCA_RC_NAK_SEQ:
-		softhca_count(sdev, SOFTHCA_CNT_RX_PSN_GAPS);
-		softhca_rc_reply(&r, SOFTHCA_AETH_NAK | SOFTHCA_NAK_PSN_SEQ,
-				 s->epsn, s->msn);
-		break;
-	case SOFTHCA_RC_DROP:
-		softhca_count(sdev, SOFTHCA_CNT_RX_SEQ_DROPS);
-		break;
-	case SOFTHCA_RC_INVALID:
-		softhca_rc_reply(&r, SOFTHCA_AETH_NAK | SOFTHCA_NAK_INVALID,
-				 psn, s->msn);
-		peer_err = IB_EVENT_QP_REQ_ERR;
-		break;
+	if (psn == w->rc.epsn && !softhca_rc_srq_ok(qp, pkt)) {
+		/*
+		 * XRC: an SRQ outside the XRC_TGT's domain, or none, is
+		 * refused as on one host (resp.c): a remote access NAK, and
+		 * the XRC_TGT stays as it is, its expected PSN included.
+		 */
+		softhca_count(sdev, SOFTHCA_CNT_RX_BAD_XRC_SRQ);
+		softhca_rc_reply(&r, softhca_rc_nak_syndrome(SOFTHCA_NAK_ACCESS),
+				 psn, w->rc.msn);
+	} else {
+		peer_err = softhca_rc_step(sdev, qp, pkt, psn, &r);
 	}
 	spin_unlock(&w->rx_lock);
 	if (r.read || r.send) {

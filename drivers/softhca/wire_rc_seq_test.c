@@ -6,11 +6,15 @@
  * (a chunk, a loss, the chunk again from its first PSN) through the
  * receive rules and check that each packet is taken exactly once, in
  * order, whatever was lost; the requester cases check which answers
- * finish, repeat or ignore the chunk in flight.
+ * finish, repeat or ignore the chunk in flight.  The XRC cases check
+ * that XRC is RC under another prefix: its packets as the QP types
+ * build them (XRCETH included), which QP takes which, and the same
+ * sequencing.
  */
 #include <kunit/test.h>
 
 #include "roce_hdr.h"
+#include "wire.h"
 #include "wire_seq.h"
 
 #define MTU 1024
@@ -507,6 +511,126 @@ static void read_records(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, softhca_rc_atm_find(&t, 2, &v));
 }
 
+#define MX(op) softhca_roce_ops[SOFTHCA_XRC(op)].mask
+
+/*
+ * An XRC request as an XRC_INI builds it (wire_conn.c, wire_rc.c): the
+ * QP type's opcode, the XRCETH after the BTH; parsed back, it goes to an
+ * XRC_TGT and to nothing else.
+ */
+static void xrc_request_packet(struct kunit *test)
+{
+	struct softhca_roce_fields f = {
+		.opcode = softhca_wire_op(IB_QPT_XRC_INI, SOFTHCA_RC(SEND_ONLY)),
+		.pkey = SOFTHCA_ROCE_DEF_PKEY,
+		.dqpn = 0x12,
+		.psn = 0xabcdef,
+		.ackreq = true,
+		.xrc_srqn = 0x1234567,	/* 24 bits on the wire */
+	};
+	static const u8 payload[5] = { 1, 2, 3, 4, 5 };
+	struct softhca_roce_pkt p;
+	u8 buf[64] = {};
+	u32 hlen = softhca_roce_ops[f.opcode].hdr_len;
+
+	KUNIT_ASSERT_EQ(test, f.opcode, 0xa4);
+	KUNIT_ASSERT_EQ(test, hlen, SOFTHCA_BTH_LEN + SOFTHCA_XRCETH_LEN);
+	KUNIT_ASSERT_EQ(test, softhca_roce_build(buf, sizeof(buf), &f,
+						 sizeof(payload)), (int)hlen);
+	memcpy(buf + hlen, payload, sizeof(payload));
+	/* BTH byte 0, then the XRCETH: resv8 | SRQ number. */
+	KUNIT_EXPECT_EQ(test, buf[0], 0xa4);
+	KUNIT_EXPECT_EQ(test, buf[12], 0);
+	KUNIT_EXPECT_EQ(test, buf[13], 0x23);
+	KUNIT_EXPECT_EQ(test, buf[14], 0x45);
+	KUNIT_EXPECT_EQ(test, buf[15], 0x67);
+	/* BTH, XRCETH, 5 bytes, 3 of pad, the ICRC. */
+	KUNIT_ASSERT_EQ(test, softhca_roce_parse(buf, hlen + 8 + SOFTHCA_ICRC_LEN,
+						 &p), 0);
+	KUNIT_EXPECT_EQ(test, p.xrceth, SOFTHCA_BTH_LEN);
+	KUNIT_EXPECT_EQ(test, softhca_xrceth_srqn(softhca_pkt_xrceth(&p)),
+			0x234567U);
+	KUNIT_EXPECT_EQ(test, p.payload, hlen);
+	KUNIT_EXPECT_EQ(test, p.paylen, 5U);
+	KUNIT_EXPECT_EQ(test, memcmp(softhca_pkt_payload(&p), payload, 5), 0);
+	KUNIT_EXPECT_TRUE(test, softhca_wire_takes(IB_QPT_XRC_TGT, p.mask));
+	KUNIT_EXPECT_FALSE(test, softhca_wire_takes(IB_QPT_XRC_INI, p.mask));
+	KUNIT_EXPECT_FALSE(test, softhca_wire_takes(IB_QPT_RC, p.mask));
+	KUNIT_EXPECT_FALSE(test, softhca_wire_takes(IB_QPT_UC, p.mask));
+	/* And an RC request goes to an RC QP, not to an XRC_TGT. */
+	KUNIT_EXPECT_TRUE(test, softhca_wire_takes(IB_QPT_RC, M(SEND_ONLY)));
+	KUNIT_EXPECT_FALSE(test, softhca_wire_takes(IB_QPT_XRC_TGT,
+						    M(SEND_ONLY)));
+}
+
+/*
+ * The answers an XRC_TGT sends (wire_rc_resp.c): XRC's opcodes without
+ * an XRCETH, for an XRC_INI only; every RC opcode has its XRC mirror.
+ */
+static void xrc_answers(struct kunit *test)
+{
+	u32 op;
+
+	KUNIT_EXPECT_EQ(test, softhca_wire_op(IB_QPT_XRC_TGT,
+					      SOFTHCA_RC(ACKNOWLEDGE)), 0xb1);
+	KUNIT_EXPECT_EQ(test, softhca_wire_op(IB_QPT_XRC_TGT,
+					      SOFTHCA_RC(ATOMIC_ACKNOWLEDGE)),
+			0xb2);
+	KUNIT_EXPECT_EQ(test, softhca_wire_op(IB_QPT_XRC_TGT,
+					      softhca_rc_read_op(0, 3, false)),
+			SOFTHCA_XRC(RDMA_READ_RESPONSE_FIRST));
+	KUNIT_EXPECT_EQ(test, softhca_wire_op(IB_QPT_RC, SOFTHCA_RC(FETCH_ADD)),
+			SOFTHCA_RC(FETCH_ADD));
+	KUNIT_EXPECT_EQ(test, softhca_wire_op(IB_QPT_UC,
+					      SOFTHCA_RC(RDMA_WRITE_ONLY)),
+			SOFTHCA_UC(RDMA_WRITE_ONLY));
+	/* The requester reads an XRC READ RESPONSE as RC's. */
+	KUNIT_EXPECT_EQ(test, softhca_wire_op(IB_QPT_RC,
+					      SOFTHCA_XRC(RDMA_READ_RESPONSE_LAST)),
+			SOFTHCA_RC(RDMA_READ_RESPONSE_LAST));
+	KUNIT_EXPECT_FALSE(test, MX(ACKNOWLEDGE) & SOFTHCA_H_XRCETH);
+	KUNIT_EXPECT_TRUE(test, softhca_wire_takes(IB_QPT_XRC_INI,
+						   MX(ACKNOWLEDGE)));
+	KUNIT_EXPECT_TRUE(test, softhca_wire_takes(IB_QPT_XRC_INI,
+						   MX(RDMA_READ_RESPONSE_ONLY)));
+	KUNIT_EXPECT_FALSE(test, softhca_wire_takes(IB_QPT_XRC_TGT,
+						    MX(ATOMIC_ACKNOWLEDGE)));
+	KUNIT_EXPECT_FALSE(test, softhca_wire_takes(IB_QPT_RC, MX(ACKNOWLEDGE)));
+	KUNIT_EXPECT_FALSE(test, softhca_wire_takes(IB_QPT_XRC_INI,
+						    M(ACKNOWLEDGE)));
+	for (op = 0; op < SOFTHCA_TP_UC; op++) {
+		u32 rc = softhca_roce_ops[op].mask;
+		u32 xrc = softhca_roce_ops[softhca_wire_op(IB_QPT_XRC_INI,
+							   op)].mask;
+
+		KUNIT_EXPECT_EQ_MSG(test, rc & ~SOFTHCA_H_RC,
+				    xrc & ~(SOFTHCA_H_XRC | SOFTHCA_H_XRCETH),
+				    "opcode 0x%02x", op);
+	}
+}
+
+/* XRC requests follow RC's sequencing rules, packet for packet. */
+static void xrc_sequencing(struct kunit *test)
+{
+	struct softhca_rc_rx s;
+
+	softhca_rc_rx_reset(&s, 7);
+	KUNIT_EXPECT_EQ(test, step(&s, MX(SEND_FIRST), 7, MTU), SOFTHCA_RC_TAKE);
+	KUNIT_EXPECT_EQ(test, step(&s, MX(SEND_MIDDLE), 9, MTU),
+			SOFTHCA_RC_NAK_SEQ);
+	KUNIT_EXPECT_EQ(test, step(&s, MX(SEND_MIDDLE), 8, MTU), SOFTHCA_RC_TAKE);
+	KUNIT_EXPECT_EQ(test, step(&s, MX(SEND_LAST_WITH_IMMEDIATE), 9, 10),
+			SOFTHCA_RC_TAKE);
+	KUNIT_EXPECT_EQ(test, s.msn, 1U);
+	KUNIT_EXPECT_EQ(test, step(&s, MX(SEND_LAST), 9, 10), SOFTHCA_RC_DUP);
+	KUNIT_EXPECT_EQ(test, step(&s, MX(RDMA_READ_REQUEST), 10, 0),
+			SOFTHCA_RC_READ);
+	KUNIT_EXPECT_EQ(test, step(&s, MX(FETCH_ADD), 10, 0),
+			SOFTHCA_RC_ATOMIC);
+	KUNIT_EXPECT_EQ(test, step(&s, MX(RDMA_WRITE_MIDDLE), 10, MTU),
+			SOFTHCA_RC_INVALID);
+}
+
 static struct kunit_case softhca_wire_rc_seq_cases[] = {
 	KUNIT_CASE(in_order_and_msn),
 	KUNIT_CASE(gap_naks_once_then_duplicates),
@@ -524,6 +648,9 @@ static struct kunit_case softhca_wire_rc_seq_cases[] = {
 	KUNIT_CASE(read_responses),
 	KUNIT_CASE(read_resumed),
 	KUNIT_CASE(read_records),
+	KUNIT_CASE(xrc_request_packet),
+	KUNIT_CASE(xrc_answers),
+	KUNIT_CASE(xrc_sequencing),
 	{}
 };
 

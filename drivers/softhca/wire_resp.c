@@ -23,6 +23,12 @@
  * exactly.  The responder checks every packet's range again (resp.c).
  * RC's responder (wire_rc_resp.c) uses the same check.
  *
+ * XRC_TGT (wire_rc_resp.c's responder too): it has no PD nor receive
+ * queue of its own.  Each request names an XRC SRQ (XRCETH); the R_Keys
+ * of a WRITE or READ are checked against that SRQ's PD, when it is an
+ * SRQ of the QP's XRC domain (softhca_wire_rkey()), and the responder
+ * (resp.c) takes the receive WQE from it and completes on its CQ.
+ *
  * Every drop is counted (counters.c): rx_no_qp, rx_bad_peer,
  * rx_psn_gaps (a message lost to a gap, counted once), rx_seq_drops
  * (the packets dropped for it, and out-of-sequence or misshapen ones).
@@ -59,15 +65,51 @@ bool softhca_wire_from_peer(const struct softhca_qp *qp,
 	       !memcmp(&dgid, &w->rx_sgid, sizeof(dgid));
 }
 
+/**
+ * softhca_wire_rkey - the memory a request's R_Key names, referenced
+ * @qp: the receiving QP (rx_lock held)
+ * @pkt: the request
+ * @rkey: the R_Key
+ * @access: the right it needs (IB_ACCESS_REMOTE_*)
+ * @va: the first byte
+ * @len: the bytes
+ *
+ * The key must belong to the QP's PD (its SRQ's), or for a request with
+ * an XRCETH (an XRC_TGT's) to the PD of the XRC SRQ it names, which
+ * must be of the QP's domain.  Return: NULL when it does not.
+ */
+struct softhca_mr *softhca_wire_rkey(struct softhca_qp *qp,
+				     const struct softhca_roce_pkt *pkt,
+				     u32 rkey, int access, u64 va, u32 len)
+{
+	const struct softhca_xrceth *xrceth = softhca_pkt_xrceth(pkt);
+	struct ib_pd *pd = qp->srq ? qp->srq->ibsrq.pd : qp->ibqp.pd;
+	struct softhca_srq *xsrq = NULL;
+	struct softhca_mr *mr;
+
+	if (xrceth) {
+		xsrq = softhca_xrc_srq_get(qp, softhca_xrceth_srqn(xrceth));
+		if (!xsrq)
+			return NULL;
+		pd = xsrq->ibsrq.pd;
+	}
+	mr = softhca_rkey_get(to_sdev(qp->ibqp.device), rkey, pd,
+			      qp->ibqp.qp_num, access, va, len);
+	/* The SRQ's reference kept its PD alive for the check only. */
+	if (xsrq)
+		softhca_srq_put(xsrq);
+	return mr;
+}
+
 /*
  * A WRITE's FIRST: may its RETH's range be written at all?  Checked once
  * for the message, so a message that could only partly land is dropped
  * whole.  Called with rx_lock held.
  */
 static bool softhca_wire_reth_ok(struct softhca_qp *qp,
+				 const struct softhca_roce_pkt *pkt,
 				 const struct softhca_reth *reth)
 {
-	struct ib_pd *pd = qp->srq ? qp->srq->ibsrq.pd : qp->ibqp.pd;
 	u32 len = be32_to_cpu(reth->len);
 	struct softhca_mr *mr;
 
@@ -75,9 +117,9 @@ static bool softhca_wire_reth_ok(struct softhca_qp *qp,
 		return false;
 	if (!len)
 		return true;
-	mr = softhca_rkey_get(to_sdev(qp->ibqp.device), be32_to_cpu(reth->rkey),
-			      pd, qp->ibqp.qp_num, IB_ACCESS_REMOTE_WRITE,
-			      be64_to_cpu(reth->va), len);
+	mr = softhca_wire_rkey(qp, pkt, be32_to_cpu(reth->rkey),
+			       IB_ACCESS_REMOTE_WRITE, be64_to_cpu(reth->va),
+			       len);
 	if (!mr)
 		return false;
 	softhca_mr_put(mr);
@@ -96,7 +138,7 @@ static bool softhca_wire_write_pkt(struct softhca_qp *qp,
 	struct softhca_wire_qp *w = &qp->wire;
 
 	if (pkt->mask & SOFTHCA_H_FIRST) {
-		if (!reth || !softhca_wire_reth_ok(qp, reth))
+		if (!reth || !softhca_wire_reth_ok(qp, pkt, reth))
 			return false;
 		w->wr_va = be64_to_cpu(reth->va);
 		w->wr_rkey = be32_to_cpu(reth->rkey);
@@ -143,12 +185,13 @@ static bool softhca_wire_seq_count(struct softhca_dev *sdev,
  * @sdev: the device it arrived on
  * @qp: its connected QP (rx_lock held)
  * @pkt: the packet
- * @msg: in, zeroed but for @msg->src_qpt (UC or RC); out, the chunk as
- *	delivered, with the responder's @rnr_timer and @peer_err
+ * @msg: in, zeroed; out, the chunk as delivered, with the responder's
+ *	@rnr_timer and @peer_err
  * @ack: out, the responder's answer
  *
  * The packet is a chunk of a message from the QP's peer (the path was
- * checked; UC names no source QP, RC's is the peer's anyway).
+ * checked; UC names no source QP, RC's is the peer's anyway), for an
+ * XRC_TGT to the SRQ its XRCETH names.
  * Return: false when an RDMA WRITE packet does not fit the RETH taken at
  * its FIRST (nothing delivered).
  */
@@ -169,9 +212,12 @@ bool softhca_wire_deliver(struct softhca_dev *sdev, struct softhca_qp *qp,
 		.dev = sdev->ibdev.index + 1,
 		.qpn = qp->ibqp.qp_num,
 	};
+	const struct softhca_xrceth *xrceth = softhca_pkt_xrceth(pkt);
 	struct softhca_cursor src;
 
 	msg->src_qpn = READ_ONCE(qp->attr.dest_qp_num);
+	msg->src_qpt = softhca_wire_peer_qpt(qp->ibqp.qp_type);
+	msg->xrc_srqn = xrceth ? softhca_xrceth_srqn(xrceth) : 0;
 	msg->first = pkt->mask & SOFTHCA_H_FIRST;
 	msg->last = pkt->mask & SOFTHCA_H_LAST;
 	msg->solicited = softhca_bth_se(bth);
@@ -211,7 +257,7 @@ static int softhca_wire_deliver_uc(struct softhca_dev *sdev,
 				   struct softhca_qp *qp,
 				   const struct softhca_roce_pkt *pkt)
 {
-	struct softhca_msg msg = { .src_qpt = IB_QPT_UC };
+	struct softhca_msg msg = {};
 	enum softhca_ack ack;
 
 	if (!softhca_wire_deliver(sdev, qp, pkt, &msg, &ack)) {

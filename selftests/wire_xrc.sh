@@ -1,0 +1,114 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# XRC on the wire (drivers/softhca/wire_rc.c, wire_rc_resp.c, wire_resp.c:
+# an XRC_INI is the RC requester, an XRC_TGT the RC responder, with XRC
+# opcodes and the XRCETH), softhca <-> softhca across namespaces (rxe
+# has no XRC), IPv4 GIDs (index 1), path MTU 1024:
+#   - Debian's unmodified ibv_xsrq_pingpong through softhca-run, server
+#     in one namespace, client in the other.
+#   - xrc.c's opcodes point (XRC_WIRE: initiators on shw2, receive QP
+#     and SRQ on shw3): SEND of 0 to 300,000 B with and without
+#     immediate, RDMA WRITE, WRITE with immediate, READ, FETCH_ADD,
+#     CMP_AND_SWP, every byte, the receive completion's SRQ CQ, qp_num
+#     and src_qp checked; XRC packets counted on both devices.
+#   - The same under 5% loss (netem) of the initiator's packets, then of
+#     the target's answers: every byte still right, packets sent again.
+#   - A SEND naming another domain's SRQ, a WRITE naming none:
+#     REM_ACCESS_ERR at the initiator, rx_bad_xrc_srq counted at the
+#     target, which stays in RTR and serves the next initiator.
+# The topology is wire_lib.sh's.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/wire_lib.sh"
+
+XRC=$SELFTESTS/xrc
+
+# xsrq NAME PORT: ibv_xsrq_pingpong, server on shw3 (wns3), its client
+# on shw2 (wns2).
+xsrq() {
+	pair ibv_xsrq_pingpong 'QPN RECV' "$1" wns3 shw3 10.78.0.2 \
+		wns2 shw2 10.78.0.1 10.78.0.2 "$2" -m 1024 -n 200 -s 4096
+}
+
+# xrc_wire NAME POINTS: xrc.c's POINTS (TAP_ONLY), initiators on shw2,
+# receive side on shw3; its TAP output in $TMP/NAME.tap.
+xrc_wire() {
+	[ -x "$XRC" ] || { echo "SKIP: $XRC not built"; return 77; }
+	SOFTHCA_DEV=shw2 SOFTHCA_DEV2=shw3 SOFTHCA_GID_INDEX=1 XRC_WIRE=1 \
+		TAP_ONLY=$2 timeout $T "$XRC" > "$TMP/$1.tap" 2>&1
+	rc=$?
+	if [ $rc != 0 ] || grep -q '^not ok' "$TMP/$1.tap" ||
+	   ! grep -q "^ok .*$2" "$TMP/$1.tap"; then
+		echo "xrc exit $rc"
+		cat "$TMP/$1.tap"
+		return 1
+	fi
+}
+
+# opcodes NAME: xrc.c's opcodes point; XRC packets went both ways.
+opcodes() {
+	a0=$(hwc shw3 rx_acks) a2=$(hwc shw2 rx_acks)
+	t3=$(hwc shw3 tx_acks)
+	xrc_wire "$1" opcodes || return 1
+	[ "$(hwc shw2 rx_acks)" -gt "$a2" ] && [ "$(hwc shw3 tx_acks)" -gt "$t3" ] ||
+		{ echo "no ACKs from the target counted"; return 1; }
+	[ "$(hwc shw3 rx_acks)" = "$a0" ] ||
+		{ echo "the target took ACKs: it sends no requests"; return 1; }
+	echo "NOTE: $1: shw2 sent $(hwc shw2 tx_packets) packets, $(hwc shw2 rx_read_resps) READ responses taken; shw3 $(hwc shw3 tx_acks) ACKs, $(hwc shw3 rx_atomics) atomics"
+}
+
+# lossy NS VETH PCT NAME: the opcodes point while netem drops PCT% of
+# what VETH (in NS) sends; something was sent again.
+lossy() {
+	lns=$1 veth=$2 pct=$3 name=$4
+	r0=$(($(hwc shw2 tx_retransmits) + $(hwc shw2 ack_timeouts)))
+	d0=$(hwc shw3 rx_duplicates)
+	inns "$lns" tc qdisc add dev "$veth" root netem loss "$pct%" ||
+		{ echo "no netem here"; return 1; }
+	xrc_wire "$name" opcodes
+	rc=$?
+	drops=$(inns "$lns" tc -s qdisc show dev "$veth" | awk '/dropped/ { print $0; exit }')
+	inns "$lns" tc qdisc del dev "$veth" root
+	[ $rc = 0 ] || return 1
+	r=$(($(hwc shw2 tx_retransmits) + $(hwc shw2 ack_timeouts) - r0))
+	d=$(($(hwc shw3 rx_duplicates) - d0))
+	echo "NOTE: $name: tc: $drops; shw2: $r retransmissions and ACK timeouts; shw3: $d duplicates"
+	[ $r -gt 0 ] || { echo "nothing sent again"; return 1; }
+}
+
+# refused NAME: xrc.c's other_domain_refused point; the target counted
+# both requests it refused.
+refused() {
+	b0=$(hwc shw3 rx_bad_xrc_srq) n0=$(hwc shw2 rx_naks_other)
+	xrc_wire "$1" other_domain_refused || return 1
+	b=$(($(hwc shw3 rx_bad_xrc_srq) - b0)) n=$(($(hwc shw2 rx_naks_other) - n0))
+	echo "NOTE: $1: shw3 refused $b requests (rx_bad_xrc_srq), shw2 took $n NAKs"
+	[ $b -ge 2 ] && [ $n -ge 2 ] || { echo "rx_bad_xrc_srq +$b, rx_naks_other +$n: not +2"; return 1; }
+}
+
+# clean: nothing malformed, misdirected or refused on either device.
+clean() {
+	for d in shw2 shw3; do
+		for c in rx_bad_icrc rx_malformed rx_bad_pkey rx_no_qp rx_unsupported \
+			 rx_bad_peer tx_drops; do
+			[ "$(hwc $d $c)" = 0 ] || { echo "$d $c is $(hwc $d $c)"; return 1; }
+		done
+	done
+}
+
+t "wire_xrc: veths in namespaces, softhca devices on them" setup
+t "wire_xrc: ibv_xsrq_pingpong softhca <-> softhca across namespaces, 4 KiB" \
+	xsrq xsrq_sh_sh 19101
+t "wire_xrc: SEND (+imm) 0 B to 300000 B, WRITE (+imm), READ, atomics, every byte" \
+	opcodes ops_sh_sh
+t "wire_xrc: 5% loss of the initiator's packets, every byte" \
+	lossy wns2 wa0 5 ops_loss_req
+t "wire_xrc: 5% loss of the target's answers, every byte" \
+	lossy wns3 wa1 5 ops_loss_ans
+t "wire_xrc: another domain's SRQ, or none: REM_ACCESS_ERR, the target serves on" \
+	refused refused_sh_sh
+t "wire_xrc: port counters: nothing malformed, misdirected or refused" clean
+teardown
+t "wire_xrc: deleting the namespaces takes their devices and sockets" sockets_gone
+cleanup_all
+rm -rf "$TMP"
+tap_done
