@@ -20,10 +20,11 @@ all="kunit.sh module.sh link.sh port.sh verbs.sh cycles.sh objects.sh objects_li
 # covers: the KUnit suites, module load and unload with devices, the
 # objects' lives and a killed process's cleanup, the data path on one
 # and two devices, memory windows, XRC across processes, the wire (UD,
-# RC, the packet fuzzer on captured frames), the GSI QP and rdma_cm, the
+# RC, the packet fuzzer on captured frames; XRC's responder and SRQ
+# lookups in the receive softirq, wire_xrc.sh), the GSI QP and rdma_cm, the
 # verbs fuzzer with link deletes, and fail-nth (which needs this
 # kernel's fault injection: on Debian's it says so and skips).
-debug_core="kunit.sh module.sh objects.sh objects_life.sh datapath.sh mw.sh xrc.sh wire_capture.sh rdma_cm.sh fuzz.sh failnth.sh"
+debug_core="kunit.sh module.sh objects.sh objects_life.sh datapath.sh mw.sh xrc.sh wire_capture.sh wire_xrc.sh rdma_cm.sh fuzz.sh failnth.sh"
 # SOFTHCA_FULL=1 (make check-full): every file but those never there
 # (below; a new file runs there unless named), so it adds what the files
 # above share their paths with (link.sh, port.sh and cycles.sh: device add and
