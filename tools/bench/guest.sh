@@ -3,8 +3,9 @@
 # Runs inside the guest (make bench): the same softhca-perf sweep on
 # softhca (libsofthca build) and on rdma_rxe (libibverbs build), each on
 # its own veth pair, three runs of Debian's perftest on each, then the
-# poller scaling case.  Appends one JSON object per result to $1, each
-# tagged with its case name.
+# poller scaling case, then the RoCEv2 wire rows (tools/bench/wire.sh).
+# Appends one JSON object per result to $1, each tagged with its case
+# name.
 #
 # Both devices get the same options; "one device" cases run both QPs on
 # one device (sh0 -> sh0, rxe0 -> rxe0), "two devices" cases cross the
@@ -84,60 +85,16 @@ one bw_send 1 send_bw -s 64K,1M
 # under tools/softhca-run, rxe0 <- rxe1), GID index 0, TCP on localhost
 # for its exchange.  ib_send_lat's two processes both spin on their
 # CQs, as in lat_fork.
-# The client's result line becomes one object: ib_send_lat's t_typical
-# (its median half round trip) as t_median_us, ib_write_bw's BW average
-# (MiB/s) and MsgRate.  perftest fits the TSC rate against gettimeofday
-# when it starts and under TCG that fit fails now and then
-# ("Correlation coefficient r^2 < 0.9": no report, or inf); such a run
-# is repeated, up to three times.
-ptport=18900
+# tools/bench/perftest.sh runs each and turns the client's result line
+# into one object: ib_send_lat's t_typical (its median half round trip)
+# as t_median_us, ib_write_bw's BW average (MiB/s) and MsgRate.
+. tools/bench/perftest.sh
 # ptest CASE TEST BYTES ITERS: ib_TEST -s BYTES -n ITERS on both sides.
 ptest() {
-	name=$1 test=$2 bytes=$3 iters=$4
-	for side in softhca rxe; do
-		if [ $side = softhca ]; then
-			run=tools/softhca-run a=sh0 b=sh1
-		else
-			run='' a=rxe0 b=rxe1
-		fi
-		args="-x 0 -s $bytes -n $iters"
-		good=
-		for try in 1 2 3; do
-			ptport=$((ptport + 1))
-			echo "# $name $side: ib_$test $args -d $a <- -d $b (try $try)" >&2
-			# shellcheck disable=SC2086
-			timeout 300 $run "ib_$test" -d $a -p $ptport $args > build/bench/pt.srv 2>&1 &
-			spid=$!
-			# Until it listens, or has ended.
-			wait_for 20 sh -c "ss -Hltn 'sport = :$ptport' | grep -q . ||
-				! kill -0 $spid" > /dev/null
-			# shellcheck disable=SC2086
-			timeout 300 $run "ib_$test" -d $b -p $ptport $args localhost > build/bench/pt.cli 2>&1
-			crc=$?
-			wait $spid
-			src=$?
-			grep -qs 'Correlation coefficient' build/bench/pt.srv build/bench/pt.cli && continue
-			[ $crc = 0 ] && [ $src = 0 ] && good=1
-			break
-		done
-		if [ -n "$good" ] && awk -v c="$name" -v d="$side" -v t="$test" '
-			function num(x) { return x ~ /^[0-9]+(\.[0-9]+)?$/ && x + 0 > 0 }
-			/^ #bytes/ { getline; row = 1 }
-			row && t ~ /_lat$/ && num($5) {
-				printf "{\"case\":\"%s\",\"device\":\"%s\",\"tool\":\"perftest\",\"test\":\"%s\",\"conn\":\"RC\",\"bytes\":%d,\"iters\":%d,\"t_median_us\":%s,\"t_avg_us\":%s}\n", c, d, t, $1, $2, $5, $6
-				found = 1; exit
-			}
-			row && t ~ /_bw$/ && num($4) && num($5) {
-				printf "{\"case\":\"%s\",\"device\":\"%s\",\"tool\":\"perftest\",\"test\":\"%s\",\"conn\":\"RC\",\"bytes\":%d,\"iters\":%d,\"bw_mib_s\":%s,\"msg_rate_mpps\":%s}\n", c, d, t, $1, $2, $4, $5
-				found = 1; exit
-			}
-			END { exit !found }' build/bench/pt.cli >> "$out"; then
-			continue
-		fi
-		echo "bench: $name on $side failed (server exit $src, client exit $crc):" >&2
-		sed 's/^/bench:   /' build/bench/pt.srv build/bench/pt.cli | grep -v -- '-----' >&2
+	perftest_run "$1" softhca "$2" "$3" "$4" tools/softhca-run sh0 0 \
+		tools/softhca-run sh1 0 localhost || failed=$((failed + 1))
+	perftest_run "$1" rxe "$2" "$3" "$4" '' rxe0 0 '' rxe1 0 localhost ||
 		failed=$((failed + 1))
-	done
 }
 # Run lengths as above; rxe takes about 5 s for the latency, 6 s for the
 # rate and 7 s for the bandwidth run.
@@ -148,7 +105,6 @@ if command -v ib_send_lat > /dev/null; then
 else
 	echo "bench: perftest not installed, no pt_* rows" >&2
 fi
-rm -f build/bench/pt.srv build/bench/pt.cli
 
 # Poller scaling: 10,000 idle QPs in RTS beside the one that works.
 # 400,000 messages a run (about half a second; the default 20,000 last
@@ -190,5 +146,7 @@ for i in 1 2 3; do
 	fi
 done
 rm -f build/bench/one.out
+# The RoCEv2 wire rows (wire_*): tools/bench/wire.sh.
+sh tools/bench/wire.sh "$out" || failed=$((failed + 1))
 echo "# bench: $(wc -l < "$out") results, $failed runs failed"
 [ $failed = 0 ]

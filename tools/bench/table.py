@@ -10,6 +10,13 @@ The targets of the benchmark issue are checked at the end: they are
 reported, never asserted (a benchmark is not a test).  Rows whose case
 starts with pt_ are Debian's perftest (tool "perftest" in the results),
 softhca's under softhca-run: perftest counts no system calls or CPU.
+
+Rows whose case starts with wire_ (tools/bench/wire.sh) cross a veth
+pair as RoCEv2 frames: wire_* softhca <-> softhca against rxe <-> rxe
+(softhca-perf, one process), wire_sh_rxe_* softhca <-> rxe against
+rxe <-> rxe (perftest, two processes), *_loss5 under 5 % netem loss on
+both ends (perftest).  They come in a section of their own, with the
+wire targets checked after the others.
 """
 import json
 import statistics
@@ -34,6 +41,7 @@ def main(path):
     rows, order = {}, []
     scaling = {0: [], 10000: []}
     reload = []
+    veths = []
     with open(path) as f:
         for line in f:
             line = line.strip()
@@ -42,6 +50,9 @@ def main(path):
             r = json.loads(line)
             if r["case"] == "scaling":
                 scaling.setdefault(r["idle_qps"], []).append(r["msg_rate_mpps"])
+                continue
+            if r["case"] == "wire_veth":
+                veths.append(r)
                 continue
             if r["case"] == "reload":
                 reload.append(r["t_median_us"])
@@ -52,13 +63,23 @@ def main(path):
                 order.append(key)
             rows[key][r["device"]] = r
 
-    hdr = (f"{'case':<16}{'test':<11}{'conn':<5}{'bytes':>8}  {'metric':<10}"
+    w = max([16] + [len(k[0]) + 1 for k in order])
+    hdr = (f"{'case':<{w}}{'test':<11}{'conn':<5}{'bytes':>8}  {'metric':<10}"
            f"{'softhca':>10}{'rxe':>10}{'sh/rxe':>8}  {'syscalls/op sh|rxe':>19}"
            f"  {'app us/op sh|rxe':>17}  {'kthr us/op sh|rxe':>18}")
     print(hdr)
     print("-" * len(hdr))
     ratio = {}
+    wire = [k for k in order if k[0].startswith("wire_")]
+    order = [k for k in order if not k[0].startswith("wire_")]
+    if wire:
+        order += [None] + wire
     for key in order:
+        if key is None:
+            print("-- RoCEv2 wire, frames on a veth: wire_* softhca<->softhca | rxe<->rxe"
+                  " (softhca-perf); wire_sh_rxe_* softhca<->rxe | rxe<->rxe (perftest);"
+                  " *_loss5: 5 % loss (perftest)")
+            continue
         sh, rx = rows[key].get("softhca"), rows[key].get("rxe")
         any_ = sh or rx
         name, _ = metric(any_)
@@ -71,12 +92,12 @@ def main(path):
             a = sh.get(field) if sh else None
             b = rx.get(field) if rx else None
             return f"{fmt(a)}|{fmt(b)}"
-        print(f"{key[0]:<16}{any_['test']:<11}{any_['conn']:<5}{key[1]:>8}  "
+        print(f"{key[0]:<{w}}{any_['test']:<11}{any_['conn']:<5}{key[1]:>8}  "
               f"{name:<10}{fmt(vs):>10}{fmt(vr):>10}{fmt(q):>8}  "
               f"{pair('syscalls_per_op'):>19}  {pair('cpu_us_per_op'):>17}  "
               f"{pair('kthread_us_per_op'):>18}")
 
-    if any(k[0].startswith("pt_") for k in order):
+    if any(k and k[0].startswith("pt_") for k in order):
         print("pt_*: Debian's perftest (ib_send_lat t_typical, ib_write_bw BW average"
               " and MsgRate), server on sh0|rxe0, client on sh1|rxe1, one process"
               " each; softhca under softhca-run")
@@ -121,6 +142,29 @@ def main(path):
         print(f"    (medians of {len(scaling[0])} runs each: "
               f"{', '.join(fmt(x) for x in scaling[0])} | "
               f"{', '.join(fmt(x) for x in scaling[10000])})")
+    if wire:
+        wire_targets(ratio, veths)
+
+
+def wire_targets(ratio, veths):
+    """The wire targets: softhca <-> softhca against rxe <-> rxe."""
+    print("  RoCEv2 wire, softhca<->softhca against rxe<->rxe"
+          " (softhca<->rxe against rxe<->rxe in brackets):")
+    checks = [
+        ("wire RC SEND 64 B latency", "lat_send", 64, "<=", 0.5),
+        ("wire RDMA WRITE 64 B rate", "rate_write", 64, ">=", 3),
+        ("wire RDMA WRITE 1 MiB", "bw_write", 1048576, ">=", 2),
+        ("wire 1 MiB WRITE, 5 % loss", "bw_write_loss5", 1048576, ">=", 2),
+    ]
+    for label, case, size, op, want in checks:
+        q = ratio.get(("wire_" + case, size), (None,))[0]
+        m = ratio.get(("wire_sh_rxe_" + case, size), (None,))[0]
+        ok = q is not None and (q <= want if op == "<=" else q >= want)
+        print(f"  {label:<32} softhca/rxe = {fmt(q):>7}  target {op} {want:<5}"
+              f" {'met' if ok else 'NOT met'}  ({fmt(m)})")
+    for v in veths:
+        print(f"    ({v['pair']}: {v['if0']} sent {v['tx0']} frames,"
+              f" {v['if1']} {v['tx1']}, before the loss runs)")
 
 
 if __name__ == "__main__":

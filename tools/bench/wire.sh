@@ -1,0 +1,232 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# Runs inside the guest: the RoCEv2 wire rows of make bench (guest.sh
+# calls it last; alone: tools/vm/run-guest -- sh tools/bench/wire.sh
+# OUT).  Appends one JSON object per result to $1, case names wire_*.
+# Every pair below puts its frames on a veth (checked by the veth's
+# packet counters, written as case wire_veth):
+#
+#   softhca <-> softhca  bwn2 wa0 10.78.0.1 shw2 | bwn3 wa1 10.78.0.2 shw3
+#     one softhca-perf drives both (softhca looks routes and sockets up
+#     in each netdev's namespace).
+#   rxe <-> rxe          init_net xv0 10.79.0.1 rxw0 | xv1 10.79.0.2 rxw1
+#     rdma_rxe of 6.1 works in init_net only, so both ends are there;
+#     policy routing sends what one end addresses to the other out of
+#     its own veth instead of over lo (see rxe_pair_routes), and
+#     accept_local lets the other end take a packet from a local source.
+#     One softhca-perf-ibverbs drives both.
+#   softhca <-> rxe      init_net mv0 10.81.0.1 rxm0 | bwn1 mv1 10.81.0.2 shm1
+#     two processes (softhca-perf has no client/server mode): Debian's
+#     perftest, rxe's server in init_net, softhca's client under
+#     softhca-run in bwn1; its rxe column is perftest on rxw0 <- rxw1.
+#
+# Then the same 1 MiB WRITE under 5 % loss (netem on both ends of every
+# veth).
+cd "$(dirname "$0")/../.." || exit 1
+. selftests/lib.sh
+out=${1:-build/bench/wire.jsonl}
+mkdir -p build/bench
+P=build/bin/softhca-perf
+PI=build/bin/softhca-perf-ibverbs
+RUN=tools/softhca-run
+wfailed=0
+
+modprobe ib_uverbs
+modprobe softhca
+modprobe rdma_rxe || { echo "bench wire: rdma_rxe does not load" >&2; exit 1; }
+
+# v4gid DEV ADDR: DEV's GID index for IPv4 ADDR, waited for.
+v4gid() {
+	g=$(echo "$2" | awk -F. '{ printf "0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x", $1, $2, $3, $4 }')
+	n=0
+	while [ $n -lt 100 ]; do
+		for f in /sys/class/infiniband/$1/ports/1/gids/*; do
+			[ "$(cat "$f" 2>/dev/null)" = "$g" ] && { echo "${f##*/}"; return 0; }
+		done
+		n=$((n + 1))
+		sleep 0.1
+	done
+	echo "bench wire: no GID $2 on $1" >&2
+	return 1
+}
+
+# addr NS IF ADDR: ADDR/24 on IF in NS ("-": init_net), IF up.
+addr() {
+	if [ "$1" = - ]; then set -- "" "$2" "$3"; else set -- "-n $1" "$2" "$3"; fi
+	# shellcheck disable=SC2086
+	ip $1 addr add "$3/24" dev "$2" && ip $1 link set "$2" up
+}
+
+# The rxe pair's routes: a packet from one end's address to the other's
+# leaves by its own veth.  Rules at preference 10 (ahead of the local
+# table, moved from 0 to 1000) send locally made packets (iif lo) from
+# A to B through a table whose only route is B on A's veth; arriving
+# ones are still delivered by the local table.  Static neighbours spare
+# ARP (refused from a local source); accept_local and rp_filter 0 let
+# the receiving veth take a packet whose source is a local address.
+rxe_pair_routes() {
+	ip rule add pref 1000 lookup local && ip rule del pref 0 lookup local &&
+	ip route add 10.79.0.2 dev xv0 src 10.79.0.1 table 791 &&
+	ip route add 10.79.0.1 dev xv1 src 10.79.0.2 table 792 &&
+	ip rule add pref 10 iif lo from 10.79.0.1 to 10.79.0.2 lookup 791 &&
+	ip rule add pref 10 iif lo from 10.79.0.2 to 10.79.0.1 lookup 792 &&
+	ip neigh replace 10.79.0.2 dev xv0 lladdr "$(cat /sys/class/net/xv1/address)" nud permanent &&
+	ip neigh replace 10.79.0.1 dev xv1 lladdr "$(cat /sys/class/net/xv0/address)" nud permanent || return 1
+	for i in xv0 xv1; do
+		sysctl -qw net.ipv4.conf.$i.accept_local=1 net.ipv4.conf.$i.rp_filter=0 || return 1
+	done
+	sysctl -qw net.ipv4.conf.all.rp_filter=0
+}
+
+wire_setup() {
+	for ns in bwn1 bwn2 bwn3; do
+		ip netns add $ns && ip -n $ns link set lo up || return 1
+	done
+	ip -n bwn2 link add wa0 type veth peer name wa1 netns bwn3 &&
+	addr bwn2 wa0 10.78.0.1 && addr bwn3 wa1 10.78.0.2 || return 1
+	ip link add xv0 type veth peer name xv1 &&
+	addr - xv0 10.79.0.1 && addr - xv1 10.79.0.2 && rxe_pair_routes || return 1
+	ip link add mv0 type veth peer name mv1 netns bwn1 &&
+	addr - mv0 10.81.0.1 && addr bwn1 mv1 10.81.0.2 || return 1
+	ip netns exec bwn2 rdma link add shw2 type softhca netdev wa0 &&
+	ip netns exec bwn3 rdma link add shw3 type softhca netdev wa1 &&
+	ip netns exec bwn1 rdma link add shm1 type softhca netdev mv1 &&
+	rdma link add rxw0 type rxe netdev xv0 &&
+	rdma link add rxw1 type rxe netdev xv1 &&
+	rdma link add rxm0 type rxe netdev mv0 || return 1
+	gsh=$(v4gid shw2 10.78.0.1) && [ "$(v4gid shw3 10.78.0.2)" = "$gsh" ] &&
+	grx=$(v4gid rxw0 10.79.0.1) && [ "$(v4gid rxw1 10.79.0.2)" = "$grx" ] &&
+	gm0=$(v4gid rxm0 10.81.0.1) && gm1=$(v4gid shm1 10.81.0.2) ||
+		{ echo "bench wire: IPv4 GIDs differ between the ends" >&2; return 1; }
+}
+
+wire_teardown() {
+	for d in shw2 shw3 shm1 rxw0 rxw1 rxm0; do rdma link delete $d 2>/dev/null; done
+	ip link del xv0 2>/dev/null
+	ip link del mv0 2>/dev/null
+	for ns in bwn1 bwn2 bwn3; do ip netns del $ns 2>/dev/null; done
+	ip rule del pref 10 2>/dev/null
+	ip rule del pref 10 2>/dev/null
+	ip rule add pref 0 lookup local 2>/dev/null && ip rule del pref 1000 lookup local 2>/dev/null
+	true
+}
+
+# txp NS IF: IF's transmitted packets.
+txp() {
+	if [ "$1" = - ]; then cat "/sys/class/net/$2/statistics/tx_packets"
+	else ip netns exec "$1" cat "/sys/class/net/$2/statistics/tx_packets"; fi
+}
+
+# veth PAIR NS0 IF0 NS1 IF1 BEFORE0 BEFORE1: the packets both ends sent
+# since BEFORE0/BEFORE1, as a wire_veth object.
+veth() {
+	a=$(($(txp "$2" "$3") - $6)) b=$(($(txp "$4" "$5") - $7))
+	echo "# wire: $1: $3 sent $a packets, $5 sent $b" >&2
+	echo "{\"case\":\"wire_veth\",\"pair\":\"$1\",\"if0\":\"$3\",\"tx0\":$a,\"if1\":\"$5\",\"tx1\":$b}" >> "$out"
+}
+
+# perf CASE ARGS...: softhca-perf on shw2 -> shw3 and softhca-perf-ibverbs
+# on rxw0 -> rxw1, the same arguments.
+perf() {
+	name=$1
+	shift
+	for side in softhca rxe; do
+		if [ $side = softhca ]; then
+			prog=$P ends="-g $gsh -d shw2 -D shw3"
+		else
+			prog=$PI ends="-g $grx -d rxw0 -D rxw1"
+		fi
+		echo "# $name $side: $* $ends" >&2
+		# shellcheck disable=SC2086
+		if timeout 300 "$prog" "$@" $ends --json > build/bench/wire.out; then
+			sed "s/^{/{\"case\":\"$name\",\"device\":\"$side\",/" build/bench/wire.out >> "$out"
+		else
+			echo "bench wire: $name on $side failed" >&2
+			wfailed=$((wfailed + 1))
+		fi
+	done
+}
+
+# pt CASE DEVICE PAIR TEST BYTES ITERS: perftest's ib_TEST on PAIR,
+# reported as DEVICE: shrx softhca <-> rxe (server on rxm0 in init_net,
+# client on shm1 in bwn1 under softhca-run), rxrx rxe <-> rxe (server
+# on rxw0, client on rxw1), shsh softhca <-> softhca (server on shw2 in
+# bwn2, client on shw3 in bwn3).
+ptport=18950
+. tools/bench/perftest.sh
+pt() {
+	case $3 in
+	shrx) set -- "$1" "$2" "$4" "$5" "$6" "" rxm0 "$gm0" "ip netns exec bwn1 $RUN" shm1 "$gm1" 10.81.0.1 ;;
+	rxrx) set -- "$1" "$2" "$4" "$5" "$6" "" rxw0 "$grx" "" rxw1 "$grx" localhost ;;
+	shsh) set -- "$1" "$2" "$4" "$5" "$6" "ip netns exec bwn2 $RUN" shw2 "$gsh" \
+		"ip netns exec bwn3 $RUN" shw3 "$gsh" 10.78.0.1 ;;
+	esac
+	perftest_run "$@" || wfailed=$((wfailed + 1))
+}
+
+# loss PCT: netem loss PCT % on both ends of the three veths (0: none).
+loss() {
+	for x in "bwn2 wa0" "bwn3 wa1" "- xv0" "- xv1" "- mv0" "bwn1 mv1"; do
+		# shellcheck disable=SC2086
+		set -- "$1" $x
+		if [ "$2" = - ]; then set -- "$1" tc "$3"; else set -- "$1" "tc -n $2" "$3"; fi
+		if [ "$1" = 0 ]; then
+			# shellcheck disable=SC2086
+			$2 qdisc del dev "$3" root 2>/dev/null
+		else
+			# shellcheck disable=SC2086
+			$2 qdisc replace dev "$3" root netem loss "$1%" || return 1
+		fi
+	done
+}
+
+wire_teardown
+if ! wire_setup; then
+	echo "bench wire: setup failed" >&2
+	wire_teardown
+	exit 1
+fi
+modprobe sch_netem
+sh_a=$(txp bwn2 wa0) sh_b=$(txp bwn3 wa1) rx_a=$(txp - xv0) rx_b=$(txp - xv1)
+mx_a=$(txp - mv0) mx_b=$(txp bwn1 mv1)
+
+# Run lengths: rxe on the wire under TCG takes some 20 us a hop, 20-40 us
+# a 64 B WRITE and some 5 ms a MiB; a second or two a case each.
+perf wire_lat_send send_lat -s 64 -n 5000
+perf wire_rate_write write_bw -s 64 -n 50000
+perf wire_bw_write write_bw -s 1M -n 100
+if command -v ib_send_lat > /dev/null; then
+	for c in "lat_send send_lat 64 5000" "rate_write write_bw 64 50000" \
+		 "bw_write write_bw 1048576 100"; do
+		# shellcheck disable=SC2086
+		set -- $c
+		pt "wire_sh_rxe_$1" softhca shrx "$2" "$3" "$4"
+		pt "wire_sh_rxe_$1" rxe rxrx "$2" "$3" "$4"
+	done
+else
+	echo "bench wire: perftest not installed, no softhca <-> rxe rows" >&2
+fi
+veth softhca-softhca bwn2 wa0 bwn3 wa1 "$sh_a" "$sh_b"
+veth rxe-rxe - xv0 - xv1 "$rx_a" "$rx_b"
+veth softhca-rxe - mv0 bwn1 mv1 "$mx_a" "$mx_b"
+
+# Under loss by perftest, all three pairs: softhca-perf gives up after
+# 10 s without a completion, and rxe <-> rxe went that long (one 1 MiB
+# WRITE) at 5 % loss.  The rxe <-> rxe figure serves both rows.
+if ! command -v ib_write_bw > /dev/null; then
+	echo "bench wire: perftest not installed, no loss rows" >&2
+elif loss 5; then
+	pt wire_bw_write_loss5 softhca shsh write_bw 1048576 20
+	pt wire_bw_write_loss5 rxe rxrx write_bw 1048576 20
+	pt wire_sh_rxe_bw_write_loss5 softhca shrx write_bw 1048576 20
+	grep '"case":"wire_bw_write_loss5","device":"rxe"' "$out" | tail -1 |
+		sed 's/"case":"wire_bw_write_loss5"/"case":"wire_sh_rxe_bw_write_loss5"/' >> "$out"
+	loss 0
+else
+	echo "bench wire: netem failed" >&2
+	wfailed=$((wfailed + 1))
+fi
+rm -f build/bench/wire.out
+wire_teardown
+echo "# bench wire: $wfailed runs failed"
+[ $wfailed = 0 ]
