@@ -423,6 +423,18 @@ TEST(modify_qp)
 				.call = mod_call, .failed = mod_failed,
 				.done = mod_done,
 			};
+			/*
+			 * INIT->RTR of a connected QP: before the driver's
+			 * modify, ib_core resolves the destination's MAC
+			 * (ib_resolve_eth_dmac(), a route and neighbour
+			 * lookup) and passes its errors on.  A fault inside
+			 * it once came back as ENETUNREACH (UC, a make check
+			 * run on the debug kernel; not reproduced in a rerun,
+			 * its stack not captured).  softhca's modify routes
+			 * nothing: it cannot be the driver's errno.
+			 */
+			if (mod_to == IBV_QPS_RTR && types[i].type != IBV_QPT_UD)
+				op->also[0] = ENETUNREACH;
 			CHECK(sweep(op) == 0, "%s", op->name);
 			k++;
 		}
