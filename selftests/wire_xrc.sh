@@ -85,10 +85,11 @@ refused() {
 	[ $b -ge 2 ] && [ $n -ge 2 ] || { echo "rx_bad_xrc_srq +$b, rx_naks_other +$n: not +2"; return 1; }
 }
 
-# peer_counts: rx_no_qp and rx_bad_peer of both devices, one line.
+# peer_counts: rx_no_qp, rx_qp_not_ready and rx_bad_peer of both
+# devices, one line.
 peer_counts() {
 	for d in shw2 shw3; do
-		printf '%s ' "$d rx_no_qp $(hwc $d rx_no_qp) rx_bad_peer $(hwc $d rx_bad_peer)"
+		printf '%s ' "$d rx_no_qp $(hwc $d rx_no_qp) rx_qp_not_ready $(hwc $d rx_qp_not_ready) rx_bad_peer $(hwc $d rx_bad_peer)"
 	done
 }
 

@@ -24,7 +24,7 @@ enum softhca_counter {
 	SOFTHCA_CNT_RX_NO_QP,		/* dropped: no such QP, or wrong type */
 	/* dropped: a transport not on the wire (none left since XRC) */
 	SOFTHCA_CNT_RX_UNSUPPORTED,
-	/* dropped: for a connected QP not ready, or not from its peer */
+	/* dropped: for a connected QP, not from its peer */
 	SOFTHCA_CNT_RX_BAD_PEER,
 	/* UC: PSN jumps, each a message (or more) lost; RC: gaps NAKed */
 	SOFTHCA_CNT_RX_PSN_GAPS,
@@ -52,6 +52,14 @@ enum softhca_counter {
 					 */
 	/* XRC: refused: the XRCETH names no XRC SRQ of the target's domain */
 	SOFTHCA_CNT_RX_BAD_XRC_SRQ,
+	/*
+	 * dropped: for a connected QP not receiving (RESET, INIT, ERR): a
+	 * peer that reached RTS before this QP reached RTR, or one still
+	 * sending after this QP failed.  Apart from rx_bad_peer, which
+	 * counts packets from elsewhere, so that a test can tell a race of
+	 * the two ends' state changes from misdirected traffic.
+	 */
+	SOFTHCA_CNT_RX_QP_NOT_READY,
 	SOFTHCA_CNT_NUM
 };
 

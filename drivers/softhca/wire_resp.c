@@ -29,9 +29,10 @@
  * SRQ of the QP's XRC domain (softhca_wire_rkey()), and the responder
  * (resp.c) takes the receive WQE from it and completes on its CQ.
  *
- * Every drop is counted (counters.c): rx_no_qp, rx_bad_peer,
- * rx_psn_gaps (a message lost to a gap, counted once), rx_seq_drops
- * (the packets dropped for it, and out-of-sequence or misshapen ones).
+ * Every drop is counted (counters.c): rx_no_qp, rx_qp_not_ready,
+ * rx_bad_peer, rx_psn_gaps (a message lost to a gap, counted once),
+ * rx_seq_drops (the packets dropped for it, and out-of-sequence or
+ * misshapen ones).
  *
  * Context: softirq (net.c's receive).  Lock order: wire.rx_lock, then
  * the responder's (resp.lock, RQ/SRQ, CQ).
@@ -303,8 +304,12 @@ void softhca_wire_rcv_uc(struct softhca_dev *sdev, struct sk_buff *skb,
 	}
 	w = &qp->wire;
 	spin_lock(&w->rx_lock);
-	if (!softhca_wire_can_receive(READ_ONCE(qp->state)) ||
-	    !softhca_wire_from_peer(qp, skb)) {
+	if (!softhca_wire_can_receive(READ_ONCE(qp->state))) {
+		spin_unlock(&w->rx_lock);
+		softhca_count(sdev, SOFTHCA_CNT_RX_QP_NOT_READY);
+		goto out;
+	}
+	if (!softhca_wire_from_peer(qp, skb)) {
 		spin_unlock(&w->rx_lock);
 		softhca_count(sdev, SOFTHCA_CNT_RX_BAD_PEER);
 		goto out;
