@@ -97,11 +97,12 @@ peer_counts() {
 # nothing misdirected (rx_no_qp, rx_bad_peer) during the opcodes point,
 # whose QPs are connected in order on a lossless wire (peer_counts saved
 # in $TMP/after_xsrq before it and $TMP/lossless after it).  Not judged:
-# ibv_xsrq_pingpong's start-up, where shw2 dropped 4 packets as
-# rx_bad_peer in 3 of 9 runs, the pingpong still completing byte-exact
-# (the likely cause, not yet confirmed: a SEND reaching the client's
-# receive QP before the tool has moved it to RTR, dropped and sent again
-# by the requester, as on any RC wire); and the loss points, after which
+# ibv_xsrq_pingpong's start-up, where shw2 dropped 4 packets in 3 of 9
+# runs, the pingpong still completing byte-exact, when rx_bad_peer also
+# counted packets for a QP not receiving yet (the likely cause, not yet
+# confirmed: a SEND reaching the client's receive QP before the tool has
+# moved it to RTR, dropped and sent again by the requester, as on any RC
+# wire; rx_qp_not_ready now tells it apart); and the loss points, after which
 # an answer to a request sent again may reach an initiator already gone.
 clean() {
 	for d in shw2 shw3; do
