@@ -199,7 +199,7 @@ checkpatch:
 # minutes on a quiet 2-core host before the perftest rows (about one more);
 # a host shared with other guests took over 15, hence the guest's 25.
 bench: deps all
-	tools/vm/run-guest -t 1800 -- sh tools/bench/guest.sh build/bench/results.jsonl
+	tools/vm/run-guest -t 2100 -- sh tools/bench/guest.sh build/bench/results.jsonl
 	python3 tools/bench/table.py build/bench/results.jsonl | tee build/bench/table.txt
 
 # The verbs fuzzer for longer than make check's 90 s: make fuzz SECS=600

@@ -3,7 +3,8 @@
 # Runs inside the guest (make bench): the same softhca-perf sweep on
 # softhca (libsofthca build) and on rdma_rxe (libibverbs build), each on
 # its own veth pair, three runs of Debian's perftest on each, then the
-# poller scaling case, then the RoCEv2 wire rows (tools/bench/wire.sh).
+# poller scaling case, then the RoCEv2 wire rows (tools/bench/wire.sh)
+# and the NVMe over Fabrics rows (tools/bench/nvme.sh).
 # Appends one JSON object per result to $1, each tagged with its case
 # name.
 #
@@ -148,5 +149,7 @@ done
 rm -f build/bench/one.out
 # The RoCEv2 wire rows (wire_*): tools/bench/wire.sh.
 sh tools/bench/wire.sh "$out" || failed=$((failed + 1))
+# The NVMe over Fabrics rows (nvme_*): tools/bench/nvme.sh.
+sh tools/bench/nvme.sh "$out" || failed=$((failed + 1))
 echo "# bench: $(wc -l < "$out") results, $failed runs failed"
 [ $failed = 0 ]

@@ -42,6 +42,7 @@ def main(path):
     scaling = {0: [], 10000: []}
     reload = []
     veths = []
+    nvme = {}
     with open(path) as f:
         for line in f:
             line = line.strip()
@@ -56,6 +57,9 @@ def main(path):
                 continue
             if r["case"] == "reload":
                 reload.append(r["t_median_us"])
+                continue
+            if r["case"].startswith("nvme_"):
+                nvme.setdefault(r["case"], {})[r["device"]] = r
                 continue
             key = (r["case"], r["bytes"])
             if key not in rows:
@@ -144,6 +148,37 @@ def main(path):
               f"{', '.join(fmt(x) for x in scaling[10000])})")
     if wire:
         wire_targets(ratio, veths)
+    if nvme:
+        nvme_section(nvme)
+
+
+def nvme_section(nvme):
+    """NVMe over Fabrics (fio), softhca against rxe, and its targets."""
+    print()
+    print("NVMe over Fabrics (nvmet-rdma and nvme-rdma on one device, null_blk"
+          " namespace, fio libaio O_DIRECT; CPU: every vCPU's busy time per I/O):")
+    print(f"  {'case':<20}{'metric':<8}{'softhca':>10}{'rxe':>10}{'sh/rxe':>8}"
+          f"  {'CPU us/IO sh|rxe':>18}")
+    checks = [
+        ("4 KiB random read IOPS, QD 32", "nvme_randread_4k", "iops", 3),
+        ("128 KiB sequential read MiB/s", "nvme_seqread_128k", "bw_mib_s", 2),
+    ]
+    result = {}
+    for label, case, field, want in checks:
+        sh, rx = nvme.get(case, {}).get("softhca"), nvme.get(case, {}).get("rxe")
+        vs = sh[field] if sh else None
+        vr = rx[field] if rx else None
+        q = vs / vr if vs is not None and vr else None
+        result[case] = q
+        cpu = (f"{fmt(sh.get('cpu_us_per_io') if sh else None)}|"
+               f"{fmt(rx.get('cpu_us_per_io') if rx else None)}")
+        unit = "IOPS" if field == "iops" else "MiB/s"
+        print(f"  {case:<20}{unit:<8}{fmt(vs):>10}{fmt(vr):>10}{fmt(q):>8}  {cpu:>18}")
+    for label, case, field, want in checks:
+        q = result[case]
+        ok = q is not None and q >= want
+        print(f"  {label:<32} softhca/rxe = {fmt(q):>7}  target >= {want:<5}"
+              f" {'met' if ok else 'NOT met'}")
 
 
 def wire_targets(ratio, veths):
