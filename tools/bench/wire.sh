@@ -22,6 +22,10 @@
 #
 # Then the same 1 MiB WRITE under 5 % loss (netem on both ends of every
 # veth).
+#
+# WIRE_ROWS (environment): run only these softhca-perf rows, a list of
+# lat, rate and bw, and neither the perftest nor the loss rows (to
+# iterate on one figure); unset: everything.
 cd "$(dirname "$0")/../.." || exit 1
 . selftests/lib.sh
 out=${1:-build/bench/wire.jsonl}
@@ -192,10 +196,18 @@ mx_a=$(txp - mv0) mx_b=$(txp bwn1 mv1)
 
 # Run lengths: rxe on the wire under TCG takes some 20 us a hop, 20-40 us
 # a 64 B WRITE and some 5 ms a MiB; a second or two a case each.
-perf wire_lat_send send_lat -s 64 -n 5000
-perf wire_rate_write write_bw -s 64 -n 50000
-perf wire_bw_write write_bw -s 1M -n 100
-if command -v ib_send_lat > /dev/null; then
+# row NAME: whether WIRE_ROWS asks for row NAME.
+row() {
+	case " ${WIRE_ROWS:-lat rate bw} " in *" $1 "*) return 0 ;; esac
+	return 1
+}
+
+row lat && perf wire_lat_send send_lat -s 64 -n 5000
+row rate && perf wire_rate_write write_bw -s 64 -n 50000
+row bw && perf wire_bw_write write_bw -s 1M -n 100
+if [ -n "${WIRE_ROWS:-}" ]; then
+	: # the softhca-perf rows asked for only
+elif command -v ib_send_lat > /dev/null; then
 	for c in "lat_send send_lat 64 5000" "rate_write write_bw 64 50000" \
 		 "bw_write write_bw 1048576 100"; do
 		# shellcheck disable=SC2086
@@ -213,7 +225,9 @@ veth softhca-rxe - mv0 bwn1 mv1 "$mx_a" "$mx_b"
 # Under loss by perftest, all three pairs: softhca-perf gives up after
 # 10 s without a completion, and rxe <-> rxe went that long (one 1 MiB
 # WRITE) at 5 % loss.  The rxe <-> rxe figure serves both rows.
-if ! command -v ib_write_bw > /dev/null; then
+if [ -n "${WIRE_ROWS:-}" ]; then
+	:
+elif ! command -v ib_write_bw > /dev/null; then
 	echo "bench wire: perftest not installed, no loss rows" >&2
 elif loss 5; then
 	pt wire_bw_write_loss5 softhca shsh write_bw 1048576 20
