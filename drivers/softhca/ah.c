@@ -52,7 +52,7 @@ int softhca_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
 	ah->attr.grh.sgid_attr = NULL;
 	if (attr->grh.sgid_attr)
 		ah->sgid = attr->grh.sgid_attr->gid;
-	ah->dest_dev = softhca_dev_by_gid(&attr->grh.dgid, dev_net(sdev->ndev));
+	ah->dest_dev = softhca_dev_by_gid(&attr->grh.dgid, sdev);
 	/* With GFP_KERNEL (IRQs on) __xa_alloc() may drop the lock to allocate. */
 	xa_lock_irqsave(&sdev->ahs, flags);
 	err = __xa_alloc(&sdev->ahs, &ah->ah_num, ah, XA_LIMIT(1, U32_MAX), gfp);

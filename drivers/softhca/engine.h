@@ -234,7 +234,7 @@ softhca_rkey_get(struct softhca_dev *sdev, u32 key, struct ib_pd *pd, u32 qpn,
 /* loopback.c */
 void softhca_devs_index_add(struct softhca_dev *sdev);
 void softhca_devs_index_del(struct softhca_dev *sdev);
-u32 softhca_dev_by_gid(const union ib_gid *gid, const struct net *net);
+u32 softhca_dev_by_gid(const union ib_gid *gid, const struct softhca_dev *from);
 enum softhca_ack softhca_loopback_send(struct softhca_qp *qp,
 				       struct softhca_dest *dest,
 				       struct softhca_msg *msg);

@@ -13,7 +13,13 @@
  * (kept from one message to the next, see req.c) and the same-host
  * transport, whose send is the responder itself.  A destination that no
  * device here owns (UD, UC, RC, XRC: every transport that sends) goes on
- * the wire (wire.c) when the sender's device is on it.
+ * the wire (wire.c) when the sender's device is on it.  So does one that
+ * another device of the sender's namespace owns when the same_host
+ * parameter is off: kernel ULPs open every rdma_cm ID in the initial
+ * namespace, and that is how two devices there get a path over the
+ * network between them, as two HCAs of one host cabled together have
+ * (selftests/nvmeof.sh).  A device always reaches itself directly: its
+ * own packets would come back over lo, where no device takes them.
  *
  * Every registered softhca device is in softhca_dev_xa under its ib_core
  * index.  Lookups take the xarray lock and then the device's
@@ -27,6 +33,11 @@
 #include "net.h"
 
 static DEFINE_XARRAY(softhca_dev_xa);
+
+/* Read when a destination is resolved: changes apply to later ones. */
+static bool softhca_same_host = true;
+module_param_named(same_host, softhca_same_host, bool, 0644);
+MODULE_PARM_DESC(same_host, "devices whose netdevs share a network namespace talk through the same-host transport, default Y; N: over the network, as devices on two hosts (a device still reaches itself directly); applies to QPs moved to RTR and AHs created afterwards");
 
 void softhca_devs_index_add(struct softhca_dev *sdev)
 {
@@ -54,14 +65,17 @@ static struct softhca_dev *softhca_dev_get(unsigned long index)
 /**
  * softhca_dev_by_gid - which softhca device on this host owns a GID
  * @gid: the GID
- * @net: the network namespace the device's netdev must be in
+ * @from: the sending device, whose netdev's network namespace the
+ *	device's netdev must be in
  *
  * Context: any (no sleeping).
  * Return: the device's index plus one, or 0 when no softhca device here
- * has that GID.
+ * has that GID (or only another device while same_host is off).
  */
-u32 softhca_dev_by_gid(const union ib_gid *gid, const struct net *net)
+u32 softhca_dev_by_gid(const union ib_gid *gid, const struct softhca_dev *from)
 {
+	const struct net *net = dev_net(from->ndev);
+	bool same_host = READ_ONCE(softhca_same_host);
 	const struct ib_gid_attr *attr;
 	struct softhca_dev *sdev;
 	unsigned long index = 0;
@@ -76,7 +90,8 @@ u32 softhca_dev_by_gid(const union ib_gid *gid, const struct net *net)
 			return 0;
 		if (IS_ERR(sdev))
 			continue;
-		if (!net_eq(dev_net(sdev->ndev), net)) {
+		if (!net_eq(dev_net(sdev->ndev), net) ||
+		    (!same_host && sdev != from)) {
 			ib_device_put(&sdev->ibdev);
 			continue;
 		}

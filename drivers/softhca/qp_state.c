@@ -363,7 +363,7 @@ int softhca_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	if (mask & IB_QP_AV)
 		WRITE_ONCE(qp->dest_dev,
 			   softhca_dev_by_gid(&attr->ah_attr.grh.dgid,
-					      dev_net(to_sdev(qp->ibqp.device)->ndev)));
+					      to_sdev(qp->ibqp.device)));
 	/* ... and how it is reached on the wire when it is elsewhere. */
 	softhca_wire_qp_modify(qp, attr, mask);
 	if (!(mask & IB_QP_STATE) || new == cur)
