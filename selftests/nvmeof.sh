@@ -38,11 +38,10 @@
 # half of them 4 KiB (one page registered per I/O) and half 128 KiB (32
 # pages), at iodepth 16 on 2 I/O queues (one a vCPU of the guest).  On
 # the wire each byte costs a copy and a CRC-32 on both ends and every
-# packet the IP stack under TCG: with the guest CPU of the time (before
-# run-guest dropped ERMS) and on a busy host, 4 KiB blocks alone took
-# 300 s (900 write IOPS), 128 KiB ones 80 s.  With the mix and the
-# current guest CPU: 26 s for the write and verify passes, 42 s for the
-# whole test.
+# packet the IP stack under TCG: on a busy host 4 KiB blocks alone took
+# 300 s (900 write IOPS), 128 KiB ones 80 s.  The mix took 26 s for the
+# write and verify passes (42 s the whole test) with the guest CPU
+# without ERMS (run-guest's SOFTHCA_VM_CPU), more with the default.
 #
 # Then the host's sh1 is deleted while fio runs: nvme-rdma deletes the
 # controller on it (its device removal), I/O ends in errors, nothing
