@@ -100,6 +100,8 @@ enum softhca_ack softhca_wire_send_uc(struct softhca_qp *qp,
 void softhca_wire_rcv_uc(struct softhca_dev *sdev, struct sk_buff *skb,
 			 const struct softhca_roce_pkt *pkt);
 bool softhca_wire_can_receive(enum ib_qp_state s);
+bool softhca_wire_admit(struct softhca_dev *sdev, const struct softhca_qp *qp,
+			const struct sk_buff *skb);
 bool softhca_wire_from_peer(const struct softhca_qp *qp,
 			    const struct sk_buff *skb);
 bool softhca_wire_deliver(struct softhca_dev *sdev, struct softhca_qp *qp,

@@ -550,14 +550,8 @@ void softhca_wire_rcv_rc(struct softhca_dev *sdev, struct sk_buff *skb,
 	w = &qp->wire;
 	softhca_wire_gids(skb, &sgid, &dgid);
 	spin_lock(&w->rx_lock);
-	if (!softhca_wire_can_receive(READ_ONCE(qp->state))) {
+	if (!softhca_wire_admit(sdev, qp, skb)) {
 		spin_unlock(&w->rx_lock);
-		softhca_count(sdev, SOFTHCA_CNT_RX_QP_NOT_READY);
-		goto out;
-	}
-	if (!softhca_wire_from_peer(qp, skb)) {
-		spin_unlock(&w->rx_lock);
-		softhca_count(sdev, SOFTHCA_CNT_RX_BAD_PEER);
 		goto out;
 	}
 	if (psn == w->rc.epsn && !softhca_rc_srq_ok(qp, pkt)) {

@@ -67,6 +67,29 @@ bool softhca_wire_from_peer(const struct softhca_qp *qp,
 }
 
 /**
+ * softhca_wire_admit - may a connected QP take a packet now?
+ * @sdev: the device (for the counters)
+ * @qp: the UC or RC QP its BTH names (rx_lock held)
+ * @skb: the packet
+ *
+ * Only while receiving (RTR, RTS, SQD, SQE; else rx_qp_not_ready) and
+ * from the QP's peer (else rx_bad_peer); a refusal is counted here.
+ */
+bool softhca_wire_admit(struct softhca_dev *sdev, const struct softhca_qp *qp,
+			const struct sk_buff *skb)
+{
+	if (!softhca_wire_can_receive(READ_ONCE(qp->state))) {
+		softhca_count(sdev, SOFTHCA_CNT_RX_QP_NOT_READY);
+		return false;
+	}
+	if (!softhca_wire_from_peer(qp, skb)) {
+		softhca_count(sdev, SOFTHCA_CNT_RX_BAD_PEER);
+		return false;
+	}
+	return true;
+}
+
+/**
  * softhca_wire_rkey - the memory a request's R_Key names, referenced
  * @qp: the receiving QP (rx_lock held)
  * @pkt: the request
@@ -304,14 +327,8 @@ void softhca_wire_rcv_uc(struct softhca_dev *sdev, struct sk_buff *skb,
 	}
 	w = &qp->wire;
 	spin_lock(&w->rx_lock);
-	if (!softhca_wire_can_receive(READ_ONCE(qp->state))) {
+	if (!softhca_wire_admit(sdev, qp, skb)) {
 		spin_unlock(&w->rx_lock);
-		softhca_count(sdev, SOFTHCA_CNT_RX_QP_NOT_READY);
-		goto out;
-	}
-	if (!softhca_wire_from_peer(qp, skb)) {
-		spin_unlock(&w->rx_lock);
-		softhca_count(sdev, SOFTHCA_CNT_RX_BAD_PEER);
 		goto out;
 	}
 	v = softhca_seq_rx_step(&w->rx, pkt->mask, psn, pkt->paylen,
