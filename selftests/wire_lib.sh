@@ -48,6 +48,7 @@ setup() {
 	ip -n wns2 link add wa0 type veth peer name wa1 netns wns3 || return 1
 	ip -n wns2 addr add 10.78.0.1/24 dev wa0 && ip -n wns2 link set wa0 up &&
 	ip -n wns3 addr add 10.78.0.2/24 dev wa1 && ip -n wns3 link set wa1 up || return 1
+	rss wr0 && rss wr1 wns1 && rss wa0 wns2 && rss wa1 wns3 || return 1
 	inns wns1 rdma link add shw1 type softhca netdev wr1 || return 1
 	inns wns2 rdma link add shw2 type softhca netdev wa0 || return 1
 	inns wns3 rdma link add shw3 type softhca netdev wa1 || return 1

@@ -42,6 +42,25 @@
  * first (softhca_poller_leave_busy_cpu()), and a QP's idle time counts
  * only the time the poller spent looking at it (poller->spun).
  *
+ * Lending.  Until that back-off, the poller and the other task take
+ * turns on the CPU in the scheduler's slices, milliseconds each: while
+ * the poller is off its CPU, posts to its QPs (NEED_WAKEUP clear) wait
+ * for its next turn, and while it spins on, the other task (often the
+ * very process that posts, spinning on its CQ) waits for the CPU.  A
+ * 64 B ping-pong over two pollers and one process on two CPUs took a
+ * median 300-400 us a hop that way, its best hop 17 us.  So from the
+ * first pass that sees another runnable task, the poller lends its QPs
+ * whose peer is on another host (softhca_poller_lends()) to the
+ * doorbell: NEED_WAKEUP set on each such send queue, with the same
+ * barrier as a release (posts then run inline in their own system call,
+ * whoever has the CPU), and a pass right after the barrier for what was
+ * posted before it.  A lent QP stays on the list; while all its QPs are
+ * lent, a pass that finds no work naps (softhca_poller_nap()) instead
+ * of spinning beside the other task.  The first pass that finds the CPU
+ * its own again takes the QPs back (NEED_WAKEUP clear).  poller->lent
+ * says which: adopting a QP or keeping one a release gave up leaves
+ * NEED_WAKEUP set while lent.
+ *
  * QP membership: qp->poll_state says where a QP is (idle, queued for
  * the poller, or on its private list), under poller->lock.  Each list
  * membership holds a QP reference; destroy_qp marks the QP dying, which
@@ -71,6 +90,14 @@ enum {
 
 /* After giving QPs back on a contended CPU, stay away this long. */
 #define SOFTHCA_BACKOFF_NS	(20 * NSEC_PER_MSEC)
+/*
+ * A poller with its QPs lent and nothing to do sleeps this long between
+ * passes: long enough for the other task to run (a wake-up costs some
+ * 20 us under TCG), short next to the idle budget, and what a lent QP's
+ * answer (an ACK its completer recorded) waits at most when its process
+ * posts nothing more to run it.
+ */
+#define SOFTHCA_NAP_NS		(100 * NSEC_PER_USEC)
 
 /**
  * softhca_engine_kick - hand a QP to its poller
@@ -207,6 +234,75 @@ void softhca_engine_doorbell(struct softhca_qp *qp)
 		softhca_engine_kick(qp);
 }
 
+/*
+ * Only a connected QP whose peer is on another host is lent: its hop
+ * waits on the wire anyway, and a doorbell sends at once.  A same-host
+ * hop is the poller's whole round trip: there a system call per post
+ * cost more than the turns (make bench's two-device SEND latency went
+ * from 4.1-4.4 to 8.6-9.0 us when every QP was lent).
+ */
+static bool softhca_poller_lends(const struct softhca_qp *qp)
+{
+	switch (qp->ibqp.qp_type) {
+	case IB_QPT_RC:
+	case IB_QPT_UC:
+	case IB_QPT_XRC_INI:
+		return qp->sq.ring.entries && !READ_ONCE(qp->dest_dev);
+	default:
+		return false;
+	}
+}
+
+/*
+ * Watched from now on: posts need no doorbell, unless the poller's QPs
+ * are lent (its CPU is contended) and this one with them: then they
+ * keep ringing it.
+ */
+static void softhca_poller_watch(struct softhca_poller *p,
+				 struct softhca_qp *qp)
+{
+	if (p->lent && softhca_poller_lends(qp))
+		return;
+	if (p->lent && qp->sq.ring.entries)
+		p->all_lent = false;
+	if (qp->sq.ring.entries)
+		atomic_andnot(SOFTHCA_WQ_F_NEED_WAKEUP,
+			      softhca_wq_flags(&qp->sq.ring));
+}
+
+/*
+ * Lend every watched QP to the doorbell (@lend), or take them back (see
+ * the top of this file).  Lending sets NEED_WAKEUP as a release does;
+ * what was posted before the barrier is for the caller's next pass.
+ */
+static void softhca_poller_lend(struct softhca_poller *p, bool lend)
+{
+	struct softhca_qp *qp;
+
+	p->lent = lend;
+	p->all_lent = lend;
+	list_for_each_entry(qp, &p->active, poll_node) {
+		if (!qp->sq.ring.entries)
+			continue;
+		if (lend && softhca_poller_lends(qp))
+			atomic_or(SOFTHCA_WQ_F_NEED_WAKEUP,
+				  softhca_wq_flags(&qp->sq.ring));
+		else if (lend)
+			p->all_lent = false;
+		else
+			atomic_andnot(SOFTHCA_WQ_F_NEED_WAKEUP,
+				      softhca_wq_flags(&qp->sq.ring));
+	}
+	if (!lend)
+		return;
+	/*
+	 * Pairs with the library's full barrier between its store of prod
+	 * and its load of flags: either it rings, or the pass after this
+	 * barrier sees its post.
+	 */
+	smp_mb__after_atomic();
+}
+
 /* Take the QPs handed over since the last pass. */
 static void softhca_poller_adopt(struct softhca_poller *p)
 {
@@ -230,9 +326,7 @@ static void softhca_poller_adopt(struct softhca_poller *p)
 
 	list_for_each_entry(qp, &fresh, poll_node) {
 		qp->last_work = p->spun;
-		/* Watched from now on: posts need no doorbell. */
-		atomic_andnot(SOFTHCA_WQ_F_NEED_WAKEUP,
-			      softhca_wq_flags(&qp->sq.ring));
+		softhca_poller_watch(p, qp);
 	}
 	list_splice_tail(&fresh, &p->active);
 }
@@ -289,9 +383,7 @@ static bool softhca_poller_release(struct softhca_poller *p,
 	return true;
 
 keep:
-	if (qp->sq.ring.entries)
-		atomic_andnot(SOFTHCA_WQ_F_NEED_WAKEUP,
-			      softhca_wq_flags(&qp->sq.ring));
+	softhca_poller_watch(p, qp);
 	return false;
 }
 
@@ -417,24 +509,54 @@ static void softhca_poller_sleep(struct softhca_poller *p)
 }
 
 /*
- * Sharing the CPU (see the top of this file).  @since: when the current
- * run of contended passes began, 0 if none.  Return: true if the poller
- * gave its QPs back and backs off.
+ * Lent QPs and nothing to do: off the CPU for SOFTHCA_NAP_NS.  Not a
+ * schedule(): the scheduler would pick the poller again as long as its
+ * share of the CPU is due, and the other task would wait.  Nothing
+ * wakes a nap early but kthread_stop(): a kick of a watched QP only
+ * marks it, and the nap is short.
+ */
+static void softhca_poller_nap(void)
+{
+	ktime_t t = ns_to_ktime(SOFTHCA_NAP_NS);
+
+	set_current_state(TASK_INTERRUPTIBLE);
+	if (!kthread_should_stop())
+		schedule_hrtimeout_range(&t, SOFTHCA_NAP_NS / 4,
+					 HRTIMER_MODE_REL);
+	__set_current_state(TASK_RUNNING);
+}
+
+/*
+ * Sharing the CPU (see the top of this file).  @work: what the pass
+ * just made; @since: when the current run of contended passes began, 0
+ * if none.  Return: true if the poller gave its QPs back and backs off.
  */
 static bool softhca_poller_share_cpu(struct softhca_poller *p, u64 now,
-				     u64 *since)
+				     int work, u64 *since)
 {
 	if (single_task_running() || !softhca_engine.contended_us) {
 		*since = 0;
+		if (p->lent)
+			softhca_poller_lend(p, false);
 		return false;
+	}
+	if (!p->lent) {
+		softhca_poller_lend(p, true);
+		/* What was posted before the barrier: nobody rang for it. */
+		work += softhca_poller_pass(p, now);
 	}
 	/*
 	 * Another task is runnable here: let the scheduler pick now, not
 	 * at its next tick (cond_resched() yields only when preemption is
 	 * already due, so a woken kworker or RCU thread could wait for
-	 * milliseconds and pass for contention).
+	 * milliseconds and pass for contention).  With no work, nap: the
+	 * lent QPs run in their doorbells meanwhile; not with a QP kept
+	 * (softhca_poller_lends()), whose posts ring for nobody.
 	 */
-	schedule();
+	if (work || !p->all_lent)
+		schedule();
+	else
+		softhca_poller_nap();
 	if (!*since) {
 		*since = now;
 		return false;
@@ -463,6 +585,7 @@ static int softhca_poller_fn(void *arg)
 {
 	struct softhca_poller *p = arg;
 	u64 now, last = softhca_engine_clock(), contended_since = 0;
+	int work;
 
 	if (!p->bound)
 		cpumask_copy(p->home, current->cpus_ptr);
@@ -471,13 +594,13 @@ static int softhca_poller_fn(void *arg)
 		p->spun += min(now - last, (u64)SOFTHCA_PASS_GAP_NS);
 		last = now;
 		softhca_poller_adopt(p);
-		softhca_poller_pass(p, now);
+		work = softhca_poller_pass(p, now);
 		if (list_empty(&p->active)) {
 			softhca_poller_sleep(p);
 			last = softhca_engine_clock();
 			continue;
 		}
-		if (softhca_poller_share_cpu(p, now, &contended_since))
+		if (softhca_poller_share_cpu(p, now, work, &contended_since))
 			continue;
 		/*
 		 * No cpu_relax() between passes (nor does io_uring's SQPOLL

@@ -179,6 +179,10 @@ struct softhca_dev {
  * @contended_until: until then (ktime ns) doorbells run inline only
  * @spun: the thread's own clock (ns it spent looking, engine.c), by
  *	which its QPs' idle time is measured; touched by the thread only
+ * @lent: its QPs are lent to the doorbell (a contended CPU, engine.c);
+ *	touched by the thread only
+ * @all_lent: while @lent, every QP it watches with a send queue was
+ *	lent (none is one it must keep spinning for); the thread only
  * @bound: bound to a CPU by poller_cpu (it never moves itself)
  * @home: the CPUs it may run on (unbound), @elsewhere: scratch mask
  */
@@ -191,6 +195,8 @@ struct softhca_poller {
 	bool sleeping;
 	u64 contended_until;
 	u64 spun;
+	bool lent;
+	bool all_lent;
 	bool bound;
 	cpumask_var_t home;
 	cpumask_var_t elsewhere;

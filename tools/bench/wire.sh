@@ -92,6 +92,9 @@ wire_setup() {
 	addr - xv0 10.79.0.1 && addr - xv1 10.79.0.2 && rxe_pair_routes || return 1
 	ip link add mv0 type veth peer name mv1 netns bwn1 &&
 	addr - mv0 10.81.0.1 && addr bwn1 mv1 10.81.0.2 || return 1
+	# Flow-steered receive on every veth, as the tests' (selftests/lib.sh).
+	rss wa0 bwn2 && rss wa1 bwn3 && rss xv0 && rss xv1 && rss mv0 &&
+	rss mv1 bwn1 || return 1
 	ip netns exec bwn2 rdma link add shw2 type softhca netdev wa0 &&
 	ip netns exec bwn3 rdma link add shw3 type softhca netdev wa1 &&
 	ip netns exec bwn1 rdma link add shm1 type softhca netdev mv1 &&

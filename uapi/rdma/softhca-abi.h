@@ -111,7 +111,8 @@ struct softhca_ctx_page {
  *         cons changes with every WQE, flags almost never, and the
  *         library reads flags after every post, a read that would fetch
  *         the line the kernel has just written if cons were on it.
- *         NEED_WAKEUP: the poller is going to sleep; after publishing
+ *         NEED_WAKEUP: the poller is going to sleep, or lends the
+ *         queue to the doorbell while its CPU is contended; after publishing
  *         prod the library issues a full barrier, reads flags and, only
  *         if NEED_WAKEUP is set, rings the doorbell (the post_send
  *         command).  The poller sets
