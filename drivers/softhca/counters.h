@@ -60,6 +60,11 @@ enum softhca_counter {
 	 * the two ends' state changes from misdirected traffic.
 	 */
 	SOFTHCA_CNT_RX_QP_NOT_READY,
+	/*
+	 * RC: messages sent behind another, answered with it (a train,
+	 * req_train.c); sent again, they count in tx_retransmits
+	 */
+	SOFTHCA_CNT_TX_TRAIN_MSGS,
 	SOFTHCA_CNT_NUM
 };
 

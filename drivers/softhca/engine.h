@@ -89,6 +89,8 @@ enum softhca_ack {
  *	atomics: unused (the result comes back in @atomic_orig)
  * @atomic_orig: out: the remote value before the atomic
  * @rnr_timer: out: with SOFTHCA_RNR, the receiver's min_rnr_timer code
+ * @acked_pkts: out: the answer to a train (req_train.c): the packets at
+ *	its start the responder took, whatever the answer
  * @acked: out: with SOFTHCA_RNR or SOFTHCA_RESEND (RC on the wire), the
  *	bytes at the chunk's start the responder took: done, not sent again
  * @peer_err: out: the responder's QP must move to ERR with this event
@@ -114,6 +116,7 @@ struct softhca_msg {
 	struct softhca_cursor *data;
 	u64 atomic_orig;
 	u8 rnr_timer;
+	u32 acked_pkts;
 	u32 acked;
 	int peer_err;
 };
@@ -125,6 +128,13 @@ struct softhca_msg {
  *	calls the responder; the RoCEv2 one (wire.c) puts the message in
  *	packets.  Context: @qp's sq.lock held, BHs off.
  *
+ * @append: optional: send @msg, a whole message, behind the chunk in
+ *	flight (the last of its message, just sent: SOFTHCA_PENDING), so
+ *	that one answer covers both (a train, req_train.c).  Return: false
+ *	when it cannot (no train here, the answer came already, the chunk
+ *	in flight is a READ or an atomic); nothing was sent then.  Context:
+ *	as @send.
+ *
  * softhca_dest_get() picks the transport per destination, so the
  * requester never asks where its peer is.
  */
@@ -132,6 +142,8 @@ struct softhca_transport {
 	enum softhca_ack (*send)(struct softhca_qp *qp,
 				 struct softhca_dest *dest,
 				 struct softhca_msg *msg);
+	bool (*append)(struct softhca_qp *qp, struct softhca_dest *dest,
+		       struct softhca_msg *msg);
 };
 
 extern const struct softhca_transport softhca_loopback;
@@ -141,6 +153,8 @@ extern const struct softhca_transport softhca_wire;
 enum softhca_ack softhca_wire_send(struct softhca_qp *qp,
 				   struct softhca_dest *dest,
 				   struct softhca_msg *msg);
+bool softhca_wire_append(struct softhca_qp *qp, struct softhca_dest *dest,
+			 struct softhca_msg *msg);
 void softhca_wire_qp_modify(struct softhca_qp *qp,
 			    const struct ib_qp_attr *attr, int mask);
 void softhca_wire_rc_tx_work(struct work_struct *work);
@@ -273,6 +287,8 @@ u32 softhca_rnr_timer_ns(u8 min_rnr_timer);
 int softhca_req_run(struct softhca_qp *qp, u32 budget,
 		    struct softhca_req_cache *cache);
 void softhca_req_cache_drop(struct softhca_req_cache *cache);
+int softhca_req_cars_alloc(struct softhca_qp *qp);
+void softhca_req_cars_free(struct softhca_qp *qp);
 enum hrtimer_restart softhca_req_retry_timer(struct hrtimer *t);
 
 /*

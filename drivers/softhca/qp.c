@@ -145,6 +145,10 @@ static int softhca_qp_alloc_engine(struct softhca_qp *qp,
 				       sizeof(*qp->req.segs), GFP_KERNEL);
 		if (!qp->req.wqe || !qp->req.segs)
 			return -ENOMEM;
+		/* RC on the wire sends trains of them (req_train.c). */
+		if (softhca_qpt_reliable(init->qp_type) &&
+		    softhca_req_cars_alloc(qp))
+			return -ENOMEM;
 	}
 	if (qp->srq) {
 		rstride = qp->srq->rq.ring.stride;
@@ -168,6 +172,7 @@ static int softhca_qp_alloc_engine(struct softhca_qp *qp,
 
 static void softhca_qp_free_engine(struct softhca_qp *qp)
 {
+	softhca_req_cars_free(qp);
 	kfree(qp->req.wqe);
 	kfree(qp->req.segs);
 	kfree(qp->resp.wqe);

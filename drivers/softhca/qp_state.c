@@ -178,7 +178,7 @@ static bool softhca_wq_flush(struct softhca_qp *qp, struct softhca_wq *wq,
 	bool busy = false;
 	struct softhca_wq_hdr *hdr;
 	struct softhca_cqe cqe;
-	int n, i;
+	int n, i, ncars = 0;
 	u32 prod;
 
 	if (!wq->ring.entries || !ibcq)
@@ -193,10 +193,16 @@ static bool softhca_wq_flush(struct softhca_qp *qp, struct softhca_wq *wq,
 	/* Pairs with the library's store-release of prod. */
 	prod = smp_load_acquire(&hdr->prod);
 	n = softhca_ring_posted(prod, wq->cons, wq->ring.entries);
-	/* The WQE in flight is the kernel's copy, not the slot. */
-	if (send && qp->req.busy) {
-		busy = true;
+	/*
+	 * The WQE in flight and a train's cars behind it (req_train.c) are
+	 * the kernel's copies, not the slots.
+	 */
+	if (send) {
+		busy = qp->req.busy;
+		ncars = qp->req.ncars;
 		qp->req.busy = false;
+		qp->req.ncars = 0;
+		qp->req.cars_sent = 0;
 		qp->req.retry_wait = false;
 		qp->req.drain_notify = false;
 	}
@@ -205,6 +211,8 @@ static bool softhca_wq_flush(struct softhca_qp *qp, struct softhca_wq *wq,
 								wq->cons));
 		if (busy && !i)
 			cqe.wr_id = qp->req.wqe->ctrl.wr_id;
+		else if (i - busy < ncars)
+			cqe.wr_id = qp->req.cars[i - busy].wqe->ctrl.wr_id;
 		if (softhca_cq_push(to_scq(ibcq), &cqe, false))
 			break;	/* the CQ overran and is dead */
 		wq->cons++;
@@ -306,6 +314,8 @@ static void softhca_qp_reset(struct softhca_qp *qp)
 	softhca_wq_reset(&qp->rq, 0);
 	spin_lock_bh(&qp->sq.lock);
 	qp->req.busy = false;
+	qp->req.ncars = 0;
+	qp->req.cars_sent = 0;
 	qp->req.retry_wait = false;
 	qp->req.drain_notify = false;
 	spin_unlock_bh(&qp->sq.lock);

@@ -33,9 +33,13 @@
  * may be watching the QP at that moment: engine.c keeps such a kick
  * from being lost.
  *
+ * On the wire, an RC chunk that ends its SEND or WRITE may take the
+ * SENDs and WRITEs posted behind it along in a train (req_train.c), all
+ * answered by one ACK; they retire in order once it covers them.
+ *
  * FENCE needs no wait here: a WQE starts only after every earlier one
- * has completed (RDMA READs and atomics included), which is what a
- * fence asks for.
+ * has completed (RDMA READs and atomics included; a train carries
+ * neither), which is what a fence asks for.
  *
  * Lookups (the destination QP and its device, the local MR, the remote
  * MR) are kept from one WQE to the next in a struct softhca_req_cache,
@@ -55,18 +59,8 @@
 #include <linux/indirect_call_wrapper.h>
 #include <rdma/ib_verbs.h>
 
-#include "engine.h"
+#include "req.h"
 #include "wqe.h"
-
-/* What a run leaves to do once sq.lock is dropped. */
-struct softhca_req_out {
-	bool err;		/* our QP goes to ERR */
-	bool fatal;		/* ... with IB_EVENT_QP_FATAL (a corrupt ring) */
-	bool drained;		/* SQD reached with nothing in flight */
-	int peer_event;		/* the responder's QP goes to ERR */
-	struct softhca_dest peer;
-	struct softhca_req_cache *cache;	/* lookups kept across steps */
-};
 
 static u8 softhca_wc_opcode(u8 wr_opcode)
 {
@@ -92,8 +86,8 @@ static u8 softhca_wc_opcode(u8 wr_opcode)
 }
 
 /* Complete the current WQE with @status and free its slot. */
-static void softhca_req_retire(struct softhca_qp *qp, u8 status,
-			       struct softhca_req_out *out)
+void softhca_req_retire(struct softhca_qp *qp, u8 status,
+			struct softhca_req_out *out)
 {
 	struct softhca_wq_hdr *hdr = softhca_ring_hdr(&qp->sq.ring);
 	const struct softhca_send_wqe *w = qp->req.wqe;
@@ -126,16 +120,20 @@ static void softhca_req_retire(struct softhca_qp *qp, u8 status,
 		softhca_cq_push(to_scq(qp->ibqp.send_cq), &cqe, false);
 	if (status != IB_WC_SUCCESS)
 		out->err = true;
-	if (qp->req.drain_notify) {
+	/* A train's WQEs taken behind it are in flight too. */
+	if (qp->req.drain_notify && !qp->req.ncars) {
 		qp->req.drain_notify = false;
 		out->drained = true;
 	}
 }
 
-/* Take the next WQE: copy it once, validate the copy. */
-static int softhca_req_take(struct softhca_qp *qp, struct softhca_req_out *out)
+/*
+ * Validate a WQE's kernel copy @w (never the slot) and find its message
+ * length.  Return: 0 or a negative errno (the WQE completes in error).
+ */
+int softhca_req_check(struct softhca_qp *qp, struct softhca_send_wqe *w,
+		      u64 *len)
 {
-	struct softhca_wq_hdr *hdr = softhca_ring_hdr(&qp->sq.ring);
 	struct softhca_wqe_bounds b = {
 		.qp_type = qp->ibqp.qp_type,
 		.stride = qp->sq.ring.stride,
@@ -143,9 +141,45 @@ static int softhca_req_take(struct softhca_qp *qp, struct softhca_req_out *out)
 		.max_inline = qp->sq.max_inline,
 		.kernel = !qp->is_user,
 	};
+	int err;
+
+	err = softhca_send_wqe_check(w, &b, len);
+	if (!err && (qp->ibqp.qp_type == IB_QPT_UD ||
+		     qp->ibqp.qp_type == IB_QPT_GSI) && *len > qp->req.ud_max)
+		err = -EMSGSIZE;	/* a datagram fits one packet */
+	if (err)
+		*len = 0;
+	return err;
+}
+
+/* The current WQE (qp->req.wqe, qp->req.len) starts: nothing done yet. */
+void softhca_req_start(struct softhca_qp *qp)
+{
+	qp->req.busy = true;
+	qp->req.done = 0;
+	qp->req.retry_wait = false;
+	qp->req.wire_chunk = 0;
+	qp->req.rnr_left = qp->attr.rnr_retry;
+	qp->req.retry_left = qp->attr.retry_cnt;
+}
+
+/*
+ * Take the next WQE: copy it once, validate the copy.  One a train took
+ * already (req_train.c) comes first, copied and checked then; it was
+ * started, so it also runs in SQD.
+ */
+static int softhca_req_take(struct softhca_qp *qp, struct softhca_req_out *out)
+{
+	struct softhca_wq_hdr *hdr = softhca_ring_hdr(&qp->sq.ring);
+	enum ib_qp_state state = READ_ONCE(qp->state);
 	int posted, err;
 
-	if (READ_ONCE(qp->state) != IB_QPS_RTS)
+	if (qp->req.ncars && (state == IB_QPS_RTS || state == IB_QPS_SQD)) {
+		err = softhca_req_car_promote(qp);
+		softhca_req_start(qp);
+		goto check;
+	}
+	if (state != IB_QPS_RTS)
 		return 0;	/* SQD: nothing new starts; ERR: the flush */
 	/* Pairs with the producer's store-release of prod. */
 	posted = softhca_ring_posted(smp_load_acquire(&hdr->prod),
@@ -157,17 +191,9 @@ static int softhca_req_take(struct softhca_qp *qp, struct softhca_req_out *out)
 	softhca_wqe_copy(qp->req.wqe, softhca_ring_slot(&qp->sq.ring,
 							qp->sq.cons),
 			 qp->sq.ring.stride);
-	qp->req.busy = true;
-	qp->req.done = 0;
-	qp->req.retry_wait = false;
-	qp->req.wire_chunk = 0;
-	qp->req.rnr_left = qp->attr.rnr_retry;
-	qp->req.retry_left = qp->attr.retry_cnt;
-	err = softhca_send_wqe_check(qp->req.wqe, &b, &qp->req.len);
-	if (!err && (qp->ibqp.qp_type == IB_QPT_UD ||
-		     qp->ibqp.qp_type == IB_QPT_GSI) &&
-	    qp->req.len > qp->req.ud_max)
-		err = -EMSGSIZE;	/* a datagram fits one packet */
+	softhca_req_start(qp);
+	err = softhca_req_check(qp, qp->req.wqe, &qp->req.len);
+check:
 	if (err) {
 		qp->req.len = 0;
 		softhca_req_retire(qp, err == -EMSGSIZE ? IB_WC_LOC_LEN_ERR :
@@ -177,11 +203,10 @@ static int softhca_req_take(struct softhca_qp *qp, struct softhca_req_out *out)
 	return 1;
 }
 
-/* The local side of the current WQE as segments (inline: the copy). */
-static int softhca_req_local(struct softhca_qp *qp, u32 *nseg,
-			     struct softhca_mr **cache)
+/* The local side of WQE copy @w as qp->req.segs (inline: the copy). */
+int softhca_req_local(struct softhca_qp *qp, const struct softhca_send_wqe *w,
+		      u32 *nseg, struct softhca_mr **cache)
 {
-	const struct softhca_send_wqe *w = qp->req.wqe;
 	int access = 0;
 
 	if (w->ctrl.flags & SOFTHCA_WQE_F_INLINE) {
@@ -200,7 +225,7 @@ static int softhca_req_local(struct softhca_qp *qp, u32 *nseg,
 				    cache);
 }
 
-static u8 softhca_nak_status(enum softhca_ack ack)
+u8 softhca_nak_status(enum softhca_ack ack)
 {
 	switch (ack) {
 	case SOFTHCA_NAK_INV:
@@ -225,8 +250,8 @@ static void softhca_req_wait(struct softhca_qp *qp, u64 wait_ns)
 }
 
 /* An RNR NAK: wait the responder's timer, or give up. */
-static void softhca_req_rnr(struct softhca_qp *qp, u8 min_rnr_timer,
-			    struct softhca_req_out *out)
+void softhca_req_rnr(struct softhca_qp *qp, u8 min_rnr_timer,
+		     struct softhca_req_out *out)
 {
 	if (!qp->req.rnr_left) {
 		softhca_req_retire(qp, IB_WC_RNR_RETRY_EXC_ERR, out);
@@ -286,8 +311,7 @@ static int softhca_req_pending_wait(struct softhca_qp *qp)
  * sequence NAK: a retry of retry_cnt, the chunk goes again at once with
  * the same PSNs.  Return: 1 to send again, 0 when given up.
  */
-static int softhca_req_resend(struct softhca_qp *qp,
-			      struct softhca_req_out *out)
+int softhca_req_resend(struct softhca_qp *qp, struct softhca_req_out *out)
 {
 	u8 timeout = qp->attr.timeout;
 
@@ -364,7 +388,7 @@ static int softhca_req_chunk(struct softhca_qp *qp, struct softhca_req_out *out)
 		softhca_req_retire(qp, IB_WC_LOC_QP_OP_ERR, out);
 		return 0;
 	}
-	if (softhca_req_local(qp, &nseg, &out->cache->lmr)) {
+	if (softhca_req_local(qp, w, &nseg, &out->cache->lmr)) {
 		softhca_req_retire(qp, IB_WC_LOC_PROT_ERR, out);
 		return 0;
 	}
@@ -402,6 +426,12 @@ static int softhca_req_chunk(struct softhca_qp *qp, struct softhca_req_out *out)
 
 	ack = INDIRECT_CALL_2(dest->tp->send, softhca_loopback_send,
 			      softhca_wire_send, qp, dest, &msg);
+	if (ack != SOFTHCA_PENDING && qp->req.cars_sent) {
+		/* The answer to a train: req_train.c sorts it out. */
+		if (!(w->ctrl.flags & SOFTHCA_WQE_F_INLINE))
+			softhca_segs_put(qp->req.segs, nseg);
+		return softhca_req_train_settle(qp, ack, &msg, chunk, out);
+	}
 	/*
 	 * In flight, the chunk keeps its size; sent again, what is left of
 	 * it (an RDMA READ asked again must stay within the PSNs the
@@ -441,6 +471,9 @@ static int softhca_req_chunk(struct softhca_qp *qp, struct softhca_req_out *out)
 	case SOFTHCA_BUSY:
 		return 0;	/* unchanged: the next visit sends it again */
 	case SOFTHCA_PENDING:
+		/* The message's last chunk: others may follow it at once. */
+		if (msg.last)
+			softhca_req_train_extend(qp, dest, &out->cache->lmr);
 		return softhca_req_pending_wait(qp);
 	case SOFTHCA_RESEND:
 		return msg.acked ? 1 : softhca_req_resend(qp, out);

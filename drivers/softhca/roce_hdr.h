@@ -329,6 +329,12 @@ static inline u32 softhca_psn_add(u32 psn, u32 n)
 	return (psn + n) & SOFTHCA_PSN_MASK;
 }
 
+/* How far @a lies ahead of @b, going forward round the circle. */
+static inline u32 softhca_psn_sub(u32 a, u32 b)
+{
+	return (a - b) & SOFTHCA_PSN_MASK;
+}
+
 /*
  * @a - @b as a signed distance in [-2^23, 2^23): the shorter way round
  * the circle.  Shifting the difference into the top 24 bits and back

@@ -570,6 +570,12 @@ static void psn_arith(struct kunit *test)
 	/* bits above the 24 do not count */
 	KUNIT_ASSERT_EQ(test, softhca_psn_diff(0xff000001, 0x00ffffff), 2);
 
+	/* forward distance: never negative, the long way round if need be */
+	KUNIT_ASSERT_EQ(test, softhca_psn_sub(2, 0xfffffe), 4);
+	KUNIT_ASSERT_EQ(test, softhca_psn_sub(0xfffffe, 2), 0xfffffc);
+	KUNIT_ASSERT_EQ(test, softhca_psn_sub(7, 7), 0);
+	KUNIT_ASSERT_EQ(test, softhca_psn_sub(0x800000, 0), 0x800000);
+
 	KUNIT_ASSERT_TRUE(test, softhca_psn_before(0xffffff, 0));
 	KUNIT_ASSERT_TRUE(test, softhca_psn_after(0, 0xffffff));
 	KUNIT_ASSERT_TRUE(test, softhca_psn_before(0xfffff0, 0x10));

@@ -352,6 +352,22 @@ struct softhca_req_cache {
 };
 
 /**
+ * struct softhca_req_car - a WQE taken behind the current one (a train,
+ *	req_train.c)
+ * @wqe: its kernel copy (sq stride bytes), copied once and checked
+ * @len: its message length (0 when @err)
+ * @err: what checking the copy found (0, or the negative errno it
+ *	completes with when its turn comes)
+ * @sent: it was put on the wire once (sent again: retransmissions)
+ */
+struct softhca_req_car {
+	struct softhca_send_wqe *wqe;
+	u64 len;
+	int err;
+	bool sent;
+};
+
+/**
  * struct softhca_req - requester state of a send queue (req.c), under
  *	the SQ's lock; kernel memory only
  * @wqe: the kernel copy of the current WQE (sq stride bytes)
@@ -372,6 +388,13 @@ struct softhca_req_cache {
  * @wire_chunk: RC on the wire: the bytes of the chunk in flight (0:
  *	none), so that the answer applies to what was sent
  * @cache: lookups the QP's poller keeps between its runs (req.c)
+ * @cars: RC and XRC_INI: WQEs taken behind @wqe for a train
+ *	(req_train.c), in ring order (@max_cars entries, allocated with
+ *	the QP)
+ * @max_cars: the most a train takes behind its first WQE
+ * @ncars: WQEs taken into @cars, not retired
+ * @cars_sent: the first of them that are in flight with @wqe's last
+ *	chunk, answered with it (0: no train in flight)
  */
 struct softhca_req {
 	struct softhca_send_wqe *wqe;
@@ -388,6 +411,10 @@ struct softhca_req {
 	u32 wire_sent;
 	u32 wire_chunk;
 	struct softhca_req_cache cache;
+	struct softhca_req_car *cars;
+	u8 max_cars;
+	u8 ncars;
+	u8 cars_sent;
 };
 
 /**
@@ -442,6 +469,7 @@ struct softhca_resp {
  *	(softirq); taken after sq.lock, never with rx_lock
  * @ack_first, @ack_next: the PSNs of the chunk in flight, [first, next)
  * @ack_inflight: a chunk is in flight, waiting for its answer
+ * @ack_cars: whole messages appended behind it (a train, req_train.c)
  * @ack_ready: its answer arrived (@ack_answer, @ack_rnr): read without
  *	the lock by the engine to end the requester's wait early
  * @ack_answer: an enum softhca_ack: the answer to hand the requester
@@ -492,6 +520,7 @@ struct softhca_wire_qp {
 	u32 ack_first;
 	u32 ack_next;
 	bool ack_inflight;
+	u8 ack_cars;
 	bool ack_ready;
 	u8 ack_answer;
 	u8 ack_rnr;

@@ -138,8 +138,26 @@ enum softhca_ack softhca_wire_send(struct softhca_qp *qp,
 	return softhca_wire_send_rc(qp, dest, msg);
 }
 
+/**
+ * softhca_wire_append - the RoCEv2 transport's append (a train)
+ * @qp: the sending QP
+ * @dest: its peer
+ * @msg: a whole message to send behind the chunk in flight
+ *
+ * RC and XRC_INI only: UC and UD need no answer to go on.
+ * Context: @qp's sq.lock held, BHs off.
+ */
+bool softhca_wire_append(struct softhca_qp *qp, struct softhca_dest *dest,
+			 struct softhca_msg *msg)
+{
+	if (!softhca_qpt_reliable(qp->ibqp.qp_type))
+		return false;
+	return softhca_wire_rc_append(qp, dest, msg);
+}
+
 const struct softhca_transport softhca_wire = {
 	.send = softhca_wire_send,
+	.append = softhca_wire_append,
 };
 
 /* The packet's IP addresses as GIDs (IPv4: IPv4-mapped). */

@@ -120,6 +120,8 @@ void softhca_wire_rc_modify(struct softhca_qp *qp,
 enum softhca_ack softhca_wire_send_rc(struct softhca_qp *qp,
 				      struct softhca_dest *dest,
 				      struct softhca_msg *msg);
+bool softhca_wire_rc_append(struct softhca_qp *qp, struct softhca_dest *dest,
+			    struct softhca_msg *msg);
 void softhca_wire_rc_request(struct softhca_qp *qp, struct softhca_dest *dest,
 			     const struct softhca_msg *msg,
 			     struct softhca_roce_fields *f, u32 npkts);

@@ -27,6 +27,17 @@
  * replaces a sequence NAK (a NAK from an earlier round that crossed the
  * packets sent again).
  *
+ * Trains (req_train.c).  Behind a SEND or WRITE chunk that ends its
+ * message, the requester may append whole messages of the WQEs posted
+ * after it (softhca_wire_rc_append()): their packets follow with the
+ * next PSNs and the range in flight grows to cover them, so one answer
+ * covers them all and a run of small messages costs one round trip, not
+ * one each.  An append is refused once the answer is recorded (it was
+ * for the shorter range) and behind a READ or an atomic.  Whatever the
+ * answer, the requester learns how many packets at the range's start the
+ * responder took (msg->acked_pkts: ACKs of part of it, the PSN of a NAK
+ * of any kind), retires the WQEs they hold and goes on from there.
+ *
  * RDMA READ.  A READ chunk is one READ REQUEST (its RETH: the chunk's
  * remote address and length) that uses the PSNs of its response
  * packets, [ack_first, ack_next).  Its answer is the READ RESPONSE
@@ -87,12 +98,15 @@ void softhca_wire_rc_modify(struct softhca_qp *qp,
 	spin_lock_bh(&qp->sq.lock);
 	spin_lock(&w->ack_lock);
 	w->ack_inflight = false;
+	w->ack_cars = 0;
 	WRITE_ONCE(w->ack_ready, false);
 	w->resend = false;
 	w->rd_resume = false;
 	__skb_queue_purge(&w->rd_q);
 	spin_unlock(&w->ack_lock);
 	qp->req.wire_chunk = 0;
+	/* A train's WQEs stay taken; they go again as if never sent. */
+	qp->req.cars_sent = 0;
 	spin_unlock_bh(&qp->sq.lock);
 }
 
@@ -181,7 +195,18 @@ static enum softhca_ack softhca_wire_rc_take(struct softhca_qp *qp,
 	}
 	w->ack_inflight = false;
 	WRITE_ONCE(w->ack_ready, false);
-	if (w->ack_read) {
+	if (w->ack_cars) {
+		/*
+		 * A train: whatever the answer, the packets taken at its
+		 * start (never all of them unless it is an ACK).
+		 */
+		if (ack != SOFTHCA_ACK && w->ack_pkts <
+		    softhca_psn_sub(w->ack_next, w->ack_first))
+			acked = w->ack_pkts;
+		msg->acked_pkts = acked;
+		if (ack == SOFTHCA_RESEND || ack == SOFTHCA_RNR)
+			w->resend = true;
+	} else if (w->ack_read) {
 		acked = softhca_wire_rc_take_read(w, ack, msg, q);
 		if (ack == SOFTHCA_RESEND)
 			w->resend = true;
@@ -296,6 +321,7 @@ enum softhca_ack softhca_wire_send_rc(struct softhca_qp *qp,
 	w->ack_first = w->sq_psn;
 	w->ack_next = softhca_psn_add(w->sq_psn, npkts);
 	w->ack_inflight = true;
+	w->ack_cars = 0;
 	w->ack_pkts = 0;
 	w->ack_read = read;
 	w->ack_atomic = atomic;
@@ -321,6 +347,44 @@ enum softhca_ack softhca_wire_send_rc(struct softhca_qp *qp,
 	else
 		softhca_wire_send_pkts(qp, dest, msg, true);
 	return SOFTHCA_PENDING;
+}
+
+/**
+ * softhca_wire_rc_append - a whole SEND or WRITE behind the chunk in flight
+ * @qp: the sending QP
+ * @dest: its peer
+ * @msg: the message (first and last)
+ *
+ * The range in flight grows by its packets before they leave, under
+ * ack_lock: an answer to the range before is then an ACK of part of it,
+ * never of the whole.
+ *
+ * Context: @qp's sq.lock held, BHs off.
+ * Return: true once sent; false, nothing sent, when the answer to the
+ * range in flight is recorded already, or the range is a READ's or an
+ * atomic's.
+ */
+bool softhca_wire_rc_append(struct softhca_qp *qp, struct softhca_dest *dest,
+			    struct softhca_msg *msg)
+{
+	struct softhca_wire_qp *w = &qp->wire;
+	u32 npkts = softhca_seq_npkts(msg->len, w->mtu);
+	bool ok;
+
+	if (softhca_seq_opcode(softhca_wire_tp(qp->ibqp.qp_type), msg->opcode,
+			       true, true) < 0)
+		return false;
+	spin_lock(&w->ack_lock);
+	ok = w->ack_inflight && !w->ack_ready && !w->ack_read &&
+	     !w->ack_atomic && w->sq_psn == w->ack_next;
+	if (ok) {
+		w->ack_next = softhca_psn_add(w->ack_next, npkts);
+		w->ack_cars++;
+	}
+	spin_unlock(&w->ack_lock);
+	if (ok)
+		softhca_wire_send_pkts(qp, dest, msg, true);
+	return ok;
 }
 
 /*
@@ -425,6 +489,13 @@ void softhca_wire_rcv_ack(struct softhca_dev *sdev, struct sk_buff *skb,
 			a = SOFTHCA_RC_ANS_STALE;
 		w->ack_pkts = max(w->ack_pkts,
 				  softhca_rc_acked(w->ack_first, psn, a));
+		/*
+		 * A train's NAK names the message it refuses: those before
+		 * it were taken (a chunk alone ends in error either way).
+		 */
+		if (w->ack_cars && a >= SOFTHCA_RC_ANS_INV)
+			w->ack_pkts = max(w->ack_pkts,
+					  softhca_psn_sub(psn, w->ack_first));
 	}
 	if (a != SOFTHCA_RC_ANS_STALE && a != SOFTHCA_RC_ANS_PART) {
 		ack = softhca_wire_rc_ack_of(a);

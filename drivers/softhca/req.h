@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * softhca: what the requester (req.c) shares with its trains
+ * (req_train.c); nothing outside the two uses it.
+ */
+#ifndef SOFTHCA_REQ_H
+#define SOFTHCA_REQ_H
+
+#include "engine.h"
+
+/* What a run leaves to do once sq.lock is dropped. */
+struct softhca_req_out {
+	bool err;		/* our QP goes to ERR */
+	bool fatal;		/* ... with IB_EVENT_QP_FATAL (a corrupt ring) */
+	bool drained;		/* SQD reached with nothing in flight */
+	int peer_event;		/* the responder's QP goes to ERR */
+	struct softhca_dest peer;
+	struct softhca_req_cache *cache;	/* lookups kept across steps */
+};
+
+/* req.c */
+void softhca_req_retire(struct softhca_qp *qp, u8 status,
+			struct softhca_req_out *out);
+int softhca_req_check(struct softhca_qp *qp, struct softhca_send_wqe *w,
+		      u64 *len);
+int softhca_req_local(struct softhca_qp *qp, const struct softhca_send_wqe *w,
+		      u32 *nseg, struct softhca_mr **cache);
+void softhca_req_start(struct softhca_qp *qp);
+void softhca_req_rnr(struct softhca_qp *qp, u8 min_rnr_timer,
+		     struct softhca_req_out *out);
+int softhca_req_resend(struct softhca_qp *qp, struct softhca_req_out *out);
+u8 softhca_nak_status(enum softhca_ack ack);
+
+/* req_train.c */
+int softhca_req_car_promote(struct softhca_qp *qp);
+void softhca_req_train_extend(struct softhca_qp *qp, struct softhca_dest *dest,
+			      struct softhca_mr **lmr);
+int softhca_req_train_settle(struct softhca_qp *qp, enum softhca_ack ack,
+			     const struct softhca_msg *msg, u64 chunk,
+			     struct softhca_req_out *out);
+
+#endif

@@ -1,0 +1,281 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * softhca: trains, several messages answered as one (RC on the wire).
+ *
+ * The requester runs one WQE at a time (req.c), and on the wire an RC
+ * chunk waits for its answer: a round trip per message, whatever its
+ * size, so a run of small messages went at one per round trip.  A train
+ * lets the requester go on: once a SEND or WRITE chunk that ends its
+ * message is out (SOFTHCA_PENDING), the WQEs posted behind it are taken
+ * as cars (copied once into qp->req.cars and checked, as req.c takes a
+ * WQE) and each car's whole message is appended behind it through the
+ * transport's append (wire_rc.c): its packets follow with the next
+ * PSNs and the range in flight grows to cover them.  One answer then
+ * covers the train.
+ *
+ * A car is appended only while the train stays short (SOFTHCA_CARS WQEs,
+ * the packets of one chunk), and only a SEND or WRITE whose local SGEs
+ * resolve; the first WQE that is none of these stays taken, unsent, and
+ * runs when its turn comes as if taken then (its error, if its check
+ * found one, is reported then too: WQEs complete in order).
+ *
+ * The answer (softhca_req_train_settle()): an ACK retires the first WQE
+ * and every car sent, in order.  Any other answer says how many packets
+ * at the train's start the responder took (msg->acked_pkts): the WQEs
+ * those packets hold wholly are retired, and the first one they do not
+ * becomes the current WQE with that part done, the answer applying to
+ * it: sent again from there (go-back-N: the cars behind it follow
+ * again), after an RNR wait, or completed with the NAK's error (the
+ * QP's flush then completes the cars behind it).  The cars behind the
+ * current WQE stay taken and go again in the next train.
+ *
+ * The cars are the kernel's copies: the flush reads their wr_id from
+ * there (qp_state.c), never from the slot again.
+ *
+ * Context: the requester's, sq.lock held with BHs off.
+ */
+#include "counters.h"
+#include "req.h"
+#include "wire_seq.h"
+#include "wqe.h"
+
+/* WQEs a train takes behind its first one, at most. */
+#define SOFTHCA_CARS	15
+
+/**
+ * softhca_req_cars_alloc - room for a train's cars
+ * @qp: an RC or XRC_INI QP with a send queue (others have no trains)
+ *
+ * Context: process (create_qp).  Return: 0 or -ENOMEM.
+ */
+int softhca_req_cars_alloc(struct softhca_qp *qp)
+{
+	u32 n = min_t(u32, SOFTHCA_CARS, qp->sq.ring.entries - 1), i;
+
+	if (!n)
+		return 0;
+	qp->req.cars = kcalloc(n, sizeof(*qp->req.cars), GFP_KERNEL);
+	if (!qp->req.cars)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		qp->req.cars[i].wqe = kzalloc(qp->sq.ring.stride, GFP_KERNEL);
+		if (!qp->req.cars[i].wqe)
+			goto nomem;
+	}
+	qp->req.max_cars = n;
+	return 0;
+
+nomem:
+	while (i--)
+		kfree(qp->req.cars[i].wqe);
+	kfree(qp->req.cars);
+	qp->req.cars = NULL;
+	return -ENOMEM;
+}
+
+void softhca_req_cars_free(struct softhca_qp *qp)
+{
+	u32 i;
+
+	for (i = 0; i < qp->req.max_cars; i++)
+		kfree(qp->req.cars[i].wqe);
+	kfree(qp->req.cars);
+}
+
+/*
+ * The first car becomes the current WQE (its copy swapped in, the
+ * current one's buffer goes to the end of the cars).  Return: what its
+ * check found.
+ */
+int softhca_req_car_promote(struct softhca_qp *qp)
+{
+	struct softhca_req_car *cars = qp->req.cars, first = cars[0];
+
+	memmove(cars, cars + 1, (qp->req.ncars - 1) * sizeof(*cars));
+	qp->req.ncars--;
+	cars[qp->req.ncars].wqe = qp->req.wqe;
+	qp->req.wqe = first.wqe;
+	qp->req.len = first.len;
+	return first.err;
+}
+
+/* Copy the next posted WQE into a car and check it.  Return: false if none. */
+static bool softhca_req_car_take(struct softhca_qp *qp)
+{
+	struct softhca_wq_hdr *hdr = softhca_ring_hdr(&qp->sq.ring);
+	struct softhca_req_car *car = &qp->req.cars[qp->req.ncars];
+	int posted;
+
+	/* Pairs with the producer's store-release of prod. */
+	posted = softhca_ring_posted(smp_load_acquire(&hdr->prod),
+				     qp->sq.cons, qp->sq.ring.entries);
+	/* The current WQE holds slot cons, the cars the ones behind it. */
+	if (posted <= 1 + qp->req.ncars)
+		return false;	/* a corrupt prod is found by the next take */
+	softhca_wqe_copy(car->wqe, softhca_ring_slot(&qp->sq.ring, qp->sq.cons +
+						     1 + qp->req.ncars),
+			 qp->sq.ring.stride);
+	car->err = softhca_req_check(qp, car->wqe, &car->len);
+	car->sent = false;
+	qp->req.ncars++;
+	return true;
+}
+
+/* A message the train carries: a SEND or WRITE, nothing to wait for. */
+static bool softhca_req_car_ok(const struct softhca_req_car *car)
+{
+	if (car->err)
+		return false;
+	switch (car->wqe->ctrl.opcode) {
+	case IB_UVERBS_WR_SEND:
+	case IB_UVERBS_WR_SEND_WITH_IMM:
+	case IB_UVERBS_WR_SEND_WITH_INV:
+	case IB_UVERBS_WR_RDMA_WRITE:
+	case IB_UVERBS_WR_RDMA_WRITE_WITH_IMM:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* Append @car's message behind the train.  Return: false if not sent. */
+static bool softhca_req_car_send(struct softhca_qp *qp,
+				 struct softhca_dest *dest,
+				 struct softhca_req_car *car,
+				 struct softhca_mr **lmr)
+{
+	const struct softhca_send_wqe *w = car->wqe;
+	struct softhca_cursor local;
+	struct softhca_msg msg = {
+		.src_qpn = qp->ibqp.qp_num,
+		.src_dev = qp->ibqp.device->index + 1,
+		.src_qpt = qp->ibqp.qp_type,
+		.opcode = w->ctrl.opcode,
+		.first = true,
+		.last = true,
+		.solicited = !!(w->ctrl.flags & SOFTHCA_WQE_F_SOLICITED),
+		.imm = w->ctrl.imm_data,
+		.qkey = dest->qkey,
+		.xrc_srqn = w->xrc_srqn,
+		.remote_addr = w->remote_addr,
+		.rkey = w->rkey,
+		.len = car->len,
+		.total = car->len,
+		.data = &local,
+	};
+	u32 nseg;
+	bool ok;
+
+	if (softhca_req_local(qp, w, &nseg, lmr))
+		return false;	/* it fails when its turn comes */
+	softhca_cursor_init(&local, qp->req.segs, nseg);
+	ok = dest->tp->append(qp, dest, &msg);
+	if (!(w->ctrl.flags & SOFTHCA_WQE_F_INLINE))
+		softhca_segs_put(qp->req.segs, nseg);
+	return ok;
+}
+
+/**
+ * softhca_req_train_extend - append the WQEs posted behind the current one
+ * @qp: the QP; its current WQE's last chunk was just sent, unanswered
+ * @dest: their peer (the current WQE's: a connected QP has one)
+ * @lmr: the run's local MR lookup kept from one WQE to the next
+ */
+void softhca_req_train_extend(struct softhca_qp *qp, struct softhca_dest *dest,
+			      struct softhca_mr **lmr)
+{
+	struct softhca_dev *sdev = to_sdev(qp->ibqp.device);
+	u32 mtu = qp->wire.mtu, room, pkts;
+	struct softhca_req_car *car;
+
+	if (!dest->tp->append || !mtu || READ_ONCE(qp->state) != IB_QPS_RTS)
+		return;
+	/* A train's packets: one chunk's, as a single long message's. */
+	room = softhca_seq_chunk(softhca_engine.chunk, mtu) / mtu;
+	pkts = softhca_seq_npkts(qp->req.wire_chunk, mtu);
+	room = room > pkts ? room - pkts : 0;
+	while (qp->req.cars_sent < qp->req.max_cars) {
+		if (qp->req.cars_sent == qp->req.ncars &&
+		    !softhca_req_car_take(qp))
+			break;
+		car = &qp->req.cars[qp->req.cars_sent];
+		if (!softhca_req_car_ok(car))
+			break;
+		pkts = softhca_seq_npkts(car->len, mtu);
+		if (pkts > room || !softhca_req_car_send(qp, dest, car, lmr))
+			break;
+		if (car->sent)
+			softhca_count_add(sdev, SOFTHCA_CNT_TX_RETRANSMITS, pkts);
+		else
+			softhca_count(sdev, SOFTHCA_CNT_TX_TRAIN_MSGS);
+		car->sent = true;
+		qp->req.cars_sent++;
+		room -= pkts;
+	}
+}
+
+/**
+ * softhca_req_train_settle - the answer to a train
+ * @qp: the QP, its current WQE the train's first
+ * @ack: the answer (SOFTHCA_PENDING never)
+ * @msg: the current WQE's chunk, as the transport answered it
+ *	(@msg->acked_pkts, @msg->rnr_timer)
+ * @chunk: the bytes of that chunk
+ * @out: what the run leaves to do
+ *
+ * Return: the budget steps it cost when progress was made, else 0 (the
+ * requester's loop stops: a wait, or an error).
+ */
+int softhca_req_train_settle(struct softhca_qp *qp, enum softhca_ack ack,
+			     const struct softhca_msg *msg, u64 chunk,
+			     struct softhca_req_out *out)
+{
+	u32 mtu = qp->wire.mtu, sent = qp->req.cars_sent, pkts;
+	u32 n = ack == SOFTHCA_ACK ? U32_MAX : msg->acked_pkts;
+	bool progress = n > 0;
+	int steps = 1;
+
+	qp->req.cars_sent = 0;
+	qp->req.wire_chunk = 0;
+	pkts = softhca_seq_npkts(chunk, mtu);
+	if (n < pkts) {
+		qp->req.done += (u64)n * mtu;
+	} else {
+		n -= pkts;
+		qp->req.done = qp->req.len;
+		softhca_req_retire(qp, IB_WC_SUCCESS, out);
+		while (sent--) {
+			/* Sent cars passed their check. */
+			WARN_ON_ONCE(softhca_req_car_promote(qp));
+			softhca_req_start(qp);
+			pkts = softhca_seq_npkts(qp->req.len, mtu);
+			if (n < pkts) {
+				qp->req.done = (u64)n * mtu;
+				break;
+			}
+			n -= pkts;
+			qp->req.done = qp->req.len;
+			softhca_req_retire(qp, IB_WC_SUCCESS, out);
+			steps++;
+		}
+		if (!qp->req.busy)
+			return steps;	/* all of it acknowledged */
+	}
+	/* Forward progress: the retry count starts again (IBA). */
+	if (progress)
+		qp->req.retry_left = qp->attr.retry_cnt;
+	switch (ack) {
+	case SOFTHCA_RESEND:
+		return progress ? steps : softhca_req_resend(qp, out);
+	case SOFTHCA_RNR:
+		softhca_req_rnr(qp, msg->rnr_timer, out);
+		return 0;
+	case SOFTHCA_ACK:
+		/* Cannot be: an ACK covers the whole train. */
+		WARN_ON_ONCE(1);
+		return 0;
+	default:
+		softhca_req_retire(qp, softhca_nak_status(ack), out);
+		return 0;
+	}
+}
