@@ -69,9 +69,11 @@ gid_index() {
 	*.*) g=$(echo "$2" | awk -F. '{ printf "0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x", $1, $2, $3, $4 }') ;;
 	*) g=$2 ;;
 	esac
-	for f in /sys/class/infiniband/$1/ports/1/gids/*; do
-		[ "$(cat "$f" 2>/dev/null)" = "$g" ] && { echo "${f##*/}"; return 0; }
-	done
+	# One grep over the table: a cat per entry cost 10 s under TCG for
+	# rxe's IPv6 GID (index 2 comes after 10..199 and 1000..1023 in the
+	# glob's order, and rxe's table has 1024 entries).
+	f=$(grep -lxs -- "$g" /sys/class/infiniband/$1/ports/1/gids/* | head -1)
+	[ -n "$f" ] && { echo "${f##*/}"; return 0; }
 	echo "no GID $2 on $1" >&2
 	return 1
 }
