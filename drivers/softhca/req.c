@@ -203,6 +203,34 @@ check:
 	return 1;
 }
 
+/*
+ * @msg: the @len bytes at @off of the message of WQE copy @w (@total
+ * bytes in all) for @dest, its payload from (or, a READ, to) @data.
+ */
+void softhca_req_msg(struct softhca_qp *qp, const struct softhca_send_wqe *w,
+		     const struct softhca_dest *dest, u64 off, u32 len,
+		     u64 total, struct softhca_cursor *data,
+		     struct softhca_msg *msg)
+{
+	msg->src_qpn = qp->ibqp.qp_num;
+	msg->src_dev = qp->ibqp.device->index + 1;
+	msg->src_qpt = qp->ibqp.qp_type;
+	msg->opcode = w->ctrl.opcode;
+	msg->first = !off;
+	msg->last = off + len == total;
+	msg->solicited = msg->last && (w->ctrl.flags & SOFTHCA_WQE_F_SOLICITED);
+	msg->imm = w->ctrl.imm_data;
+	msg->qkey = dest->qkey;
+	msg->xrc_srqn = w->xrc_srqn;
+	msg->remote_addr = w->remote_addr + off;
+	msg->rkey = w->rkey;
+	msg->compare_add = w->compare_add;
+	msg->swap = w->swap;
+	msg->len = len;
+	msg->total = total;
+	msg->data = data;
+}
+
 /* The local side of WQE copy @w as qp->req.segs (inline: the copy). */
 int softhca_req_local(struct softhca_qp *qp, const struct softhca_send_wqe *w,
 		      u32 *nseg, struct softhca_mr **cache)
@@ -406,23 +434,8 @@ static int softhca_req_chunk(struct softhca_qp *qp, struct softhca_req_out *out)
 	if (qp->req.wire_chunk)
 		chunk = qp->req.wire_chunk;
 	chunk = min_t(u64, qp->req.len - qp->req.done, chunk);
-	msg.src_qpn = qp->ibqp.qp_num;
-	msg.src_dev = qp->ibqp.device->index + 1;
-	msg.src_qpt = qp->ibqp.qp_type;
-	msg.opcode = w->ctrl.opcode;
-	msg.first = !qp->req.done;
-	msg.last = qp->req.done + chunk == qp->req.len;
-	msg.solicited = msg.last && (w->ctrl.flags & SOFTHCA_WQE_F_SOLICITED);
-	msg.imm = w->ctrl.imm_data;
-	msg.qkey = dest->qkey;
-	msg.xrc_srqn = w->xrc_srqn;
-	msg.remote_addr = w->remote_addr + qp->req.done;
-	msg.rkey = w->rkey;
-	msg.compare_add = w->compare_add;
-	msg.swap = w->swap;
-	msg.len = chunk;
-	msg.total = qp->req.len;
-	msg.data = &local;
+	softhca_req_msg(qp, w, dest, qp->req.done, chunk, qp->req.len, &local,
+			&msg);
 
 	ack = INDIRECT_CALL_2(dest->tp->send, softhca_loopback_send,
 			      softhca_wire_send, qp, dest, &msg);

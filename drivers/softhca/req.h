@@ -26,6 +26,10 @@ int softhca_req_check(struct softhca_qp *qp, struct softhca_send_wqe *w,
 int softhca_req_local(struct softhca_qp *qp, const struct softhca_send_wqe *w,
 		      u32 *nseg, struct softhca_mr **cache);
 void softhca_req_start(struct softhca_qp *qp);
+void softhca_req_msg(struct softhca_qp *qp, const struct softhca_send_wqe *w,
+		     const struct softhca_dest *dest, u64 off, u32 len,
+		     u64 total, struct softhca_cursor *data,
+		     struct softhca_msg *msg);
 void softhca_req_rnr(struct softhca_qp *qp, u8 min_rnr_timer,
 		     struct softhca_req_out *out);
 int softhca_req_resend(struct softhca_qp *qp, struct softhca_req_out *out);

@@ -146,29 +146,15 @@ static bool softhca_req_car_send(struct softhca_qp *qp,
 {
 	const struct softhca_send_wqe *w = car->wqe;
 	struct softhca_cursor local;
-	struct softhca_msg msg = {
-		.src_qpn = qp->ibqp.qp_num,
-		.src_dev = qp->ibqp.device->index + 1,
-		.src_qpt = qp->ibqp.qp_type,
-		.opcode = w->ctrl.opcode,
-		.first = true,
-		.last = true,
-		.solicited = !!(w->ctrl.flags & SOFTHCA_WQE_F_SOLICITED),
-		.imm = w->ctrl.imm_data,
-		.qkey = dest->qkey,
-		.xrc_srqn = w->xrc_srqn,
-		.remote_addr = w->remote_addr,
-		.rkey = w->rkey,
-		.len = car->len,
-		.total = car->len,
-		.data = &local,
-	};
+	struct softhca_msg msg = {};
 	u32 nseg;
 	bool ok;
 
 	if (softhca_req_local(qp, w, &nseg, lmr))
 		return false;	/* it fails when its turn comes */
 	softhca_cursor_init(&local, qp->req.segs, nseg);
+	/* Whole: the train's room (a chunk's packets) bounds its length. */
+	softhca_req_msg(qp, w, dest, 0, car->len, car->len, &local, &msg);
 	ok = dest->tp->append(qp, dest, &msg);
 	if (!(w->ctrl.flags & SOFTHCA_WQE_F_INLINE))
 		softhca_segs_put(qp->req.segs, nseg);
