@@ -188,9 +188,9 @@ enum softhca_rc_rd_verdict softhca_rc_read_resp(u32 first, u32 next,
 						u32 paylen, u32 len, u32 mtu,
 						bool mid)
 {
-	u32 n = (next - first) & SOFTHCA_PSN_MASK;
-	u32 i = (psn - first) & SOFTHCA_PSN_MASK;
-	u32 e = (expect - first) & SOFTHCA_PSN_MASK;
+	u32 n = softhca_psn_sub(next, first);
+	u32 i = softhca_psn_sub(psn, first);
+	u32 e = softhca_psn_sub(expect, first);
 	u64 want;
 
 	if (!softhca_psn_in(first, next, psn) || i < e)
@@ -268,7 +268,7 @@ bool softhca_rc_rd_mid(const struct softhca_rc_atm *t, u32 psn)
 	for (i = 0; i < t->n; i++) {
 		if (!t->rec[i].valid || !t->rec[i].read)
 			continue;
-		off = (psn - t->rec[i].psn) & SOFTHCA_PSN_MASK;
+		off = softhca_psn_sub(psn, t->rec[i].psn);
 		if (off && off < t->rec[i].span)
 			return true;
 	}
@@ -303,9 +303,7 @@ void softhca_rc_rx_rnr(struct softhca_rc_rx *s)
 /* Is @psn in [@first, @next), modulo 2^24? */
 bool softhca_psn_in(u32 first, u32 next, u32 psn)
 {
-	u32 span = (next - first) & SOFTHCA_PSN_MASK;
-
-	return ((psn - first) & SOFTHCA_PSN_MASK) < span;
+	return softhca_psn_sub(psn, first) < softhca_psn_sub(next, first);
 }
 
 /**
@@ -321,7 +319,7 @@ bool softhca_psn_in(u32 first, u32 next, u32 psn)
  */
 u32 softhca_rc_acked(u32 first, u32 psn, enum softhca_rc_answer a)
 {
-	u32 n = (psn - first) & SOFTHCA_PSN_MASK;
+	u32 n = softhca_psn_sub(psn, first);
 
 	switch (a) {
 	case SOFTHCA_RC_ANS_PART:
