@@ -235,11 +235,12 @@ void softhca_engine_doorbell(struct softhca_qp *qp)
 }
 
 /*
- * Only a connected QP whose peer is on another host is lent: its hop
- * waits on the wire anyway, and a doorbell sends at once.  A same-host
- * hop is the poller's whole round trip: there a system call per post
- * cost more than the turns (make bench's two-device SEND latency went
- * from 4.1-4.4 to 8.6-9.0 us when every QP was lent).
+ * Only a connected QP (with a send queue) whose peer is on another host
+ * is lent: its hop waits on the wire anyway, and a doorbell sends at
+ * once.  A same-host hop is the poller's whole round trip: there a
+ * system call per post cost more than the turns (make bench's
+ * two-device SEND latency went from 4.1-4.4 to 8.6-9.0 us when every QP
+ * was lent).
  */
 static bool softhca_poller_lends(const struct softhca_qp *qp)
 {
@@ -247,7 +248,7 @@ static bool softhca_poller_lends(const struct softhca_qp *qp)
 	case IB_QPT_RC:
 	case IB_QPT_UC:
 	case IB_QPT_XRC_INI:
-		return qp->sq.ring.entries && !READ_ONCE(qp->dest_dev);
+		return !READ_ONCE(qp->dest_dev);
 	default:
 		return false;
 	}
@@ -261,19 +262,21 @@ static bool softhca_poller_lends(const struct softhca_qp *qp)
 static void softhca_poller_watch(struct softhca_poller *p,
 				 struct softhca_qp *qp)
 {
-	if (p->lent && softhca_poller_lends(qp))
+	if (!qp->sq.ring.entries)
 		return;
-	if (p->lent && qp->sq.ring.entries)
-		p->all_lent = false;
-	if (qp->sq.ring.entries)
-		atomic_andnot(SOFTHCA_WQ_F_NEED_WAKEUP,
-			      softhca_wq_flags(&qp->sq.ring));
+	if (p->lent) {
+		if (softhca_poller_lends(qp))
+			return;
+		p->all_lent = false;	/* one kept: no naps */
+	}
+	atomic_andnot(SOFTHCA_WQ_F_NEED_WAKEUP, softhca_wq_flags(&qp->sq.ring));
 }
 
 /*
- * Lend every watched QP to the doorbell (@lend), or take them back (see
- * the top of this file).  Lending sets NEED_WAKEUP as a release does;
- * what was posted before the barrier is for the caller's next pass.
+ * Lend the watched QPs softhca_poller_lends() picks to the doorbell
+ * (@lend), or take them all back (see the top of this file).  Lending
+ * sets NEED_WAKEUP as a release does; what was posted before the
+ * barrier is for the caller's next pass.
  */
 static void softhca_poller_lend(struct softhca_poller *p, bool lend)
 {
@@ -284,14 +287,14 @@ static void softhca_poller_lend(struct softhca_poller *p, bool lend)
 	list_for_each_entry(qp, &p->active, poll_node) {
 		if (!qp->sq.ring.entries)
 			continue;
-		if (lend && softhca_poller_lends(qp))
-			atomic_or(SOFTHCA_WQ_F_NEED_WAKEUP,
-				  softhca_wq_flags(&qp->sq.ring));
-		else if (lend)
-			p->all_lent = false;
-		else
+		if (!lend)
 			atomic_andnot(SOFTHCA_WQ_F_NEED_WAKEUP,
 				      softhca_wq_flags(&qp->sq.ring));
+		else if (softhca_poller_lends(qp))
+			atomic_or(SOFTHCA_WQ_F_NEED_WAKEUP,
+				  softhca_wq_flags(&qp->sq.ring));
+		else
+			p->all_lent = false;	/* one kept: no naps */
 	}
 	if (!lend)
 		return;
