@@ -115,6 +115,22 @@ rss() {
 	fi
 }
 
+# gid_index DEV ADDR: the index of DEV's GID for ADDR (IPv4 dotted, or
+# IPv6 written out in full as sysfs prints it), for -g.
+gid_index() {
+	case "$2" in
+	*.*) g=$(echo "$2" | awk -F. '{ printf "0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x", $1, $2, $3, $4 }') ;;
+	*) g=$2 ;;
+	esac
+	# One grep over the table: a cat per entry cost 10 s under TCG for
+	# rxe's IPv6 GID (index 2 comes after 10..199 and 1000..1023 in the
+	# glob's order, and rxe's table has 1024 entries).
+	f=$(grep -lxs -- "$g" /sys/class/infiniband/$1/ports/1/gids/* | head -1)
+	[ -n "$f" ] && { echo "${f##*/}"; return 0; }
+	echo "no GID $2 on $1" >&2
+	return 1
+}
+
 # softhca_on_veth N: the veth pair sv0/sv1 and N (1 or 2) softhca
 # devices, sh0 on sv0 (and sh1 on sv1), waited for until their GID 0 is
 # usable.

@@ -62,22 +62,6 @@ setup() {
 	done
 }
 
-# gid_index DEV ADDR: the index of DEV's GID for ADDR (IPv4 dotted, or
-# IPv6 written out in full as sysfs prints it), for -g.
-gid_index() {
-	case "$2" in
-	*.*) g=$(echo "$2" | awk -F. '{ printf "0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x", $1, $2, $3, $4 }') ;;
-	*) g=$2 ;;
-	esac
-	# One grep over the table: a cat per entry cost 10 s under TCG for
-	# rxe's IPv6 GID (index 2 comes after 10..199 and 1000..1023 in the
-	# glob's order, and rxe's table has 1024 entries).
-	f=$(grep -lxs -- "$g" /sys/class/infiniband/$1/ports/1/gids/* | head -1)
-	[ -n "$f" ] && { echo "${f##*/}"; return 0; }
-	echo "no GID $2 on $1" >&2
-	return 1
-}
-
 # listening NS PORT: a TCP socket listens on PORT in NS.
 listening() {
 	hex=$(printf '%04X' "$2")

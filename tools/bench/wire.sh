@@ -39,14 +39,12 @@ modprobe ib_uverbs
 modprobe softhca
 modprobe rdma_rxe || { echo "bench wire: rdma_rxe does not load" >&2; exit 1; }
 
-# v4gid DEV ADDR: DEV's GID index for IPv4 ADDR, waited for.
+# v4gid DEV ADDR: DEV's GID index for IPv4 ADDR (selftests/lib.sh's
+# gid_index), waited for.
 v4gid() {
-	g=$(echo "$2" | awk -F. '{ printf "0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x", $1, $2, $3, $4 }')
 	n=0
 	while [ $n -lt 100 ]; do
-		# One grep, not a cat per entry (rxe's table has 1024).
-		f=$(grep -lxs -- "$g" /sys/class/infiniband/$1/ports/1/gids/* | head -1)
-		[ -n "$f" ] && { echo "${f##*/}"; return 0; }
+		gid_index "$1" "$2" 2>/dev/null && return 0
 		n=$((n + 1))
 		sleep 0.1
 	done
