@@ -65,6 +65,8 @@ enum softhca_counter {
 	 * req_train.c); sent again, they count in tx_retransmits
 	 */
 	SOFTHCA_CNT_TX_TRAIN_MSGS,
+	/* skbs that carried several packets (net_batch.c: UDP GSO) */
+	SOFTHCA_CNT_TX_GSO,
 	SOFTHCA_CNT_NUM
 };
 

@@ -135,6 +135,11 @@ struct softhca_msg {
  *	in flight is a READ or an atomic); nothing was sent then.  Context:
  *	as @send.
  *
+ * @flush: optional: send what @send and @append left in the QP's
+ *	transmit batch (net_batch.c).  The requester calls it once it has
+ *	appended what it will behind a chunk in flight (SOFTHCA_PENDING);
+ *	@send flushes itself for any other answer.  Context: as @send.
+ *
  * softhca_dest_get() picks the transport per destination, so the
  * requester never asks where its peer is.
  */
@@ -144,6 +149,7 @@ struct softhca_transport {
 				 struct softhca_msg *msg);
 	bool (*append)(struct softhca_qp *qp, struct softhca_dest *dest,
 		       struct softhca_msg *msg);
+	void (*flush)(struct softhca_qp *qp);
 };
 
 extern const struct softhca_transport softhca_loopback;
@@ -155,6 +161,7 @@ enum softhca_ack softhca_wire_send(struct softhca_qp *qp,
 				   struct softhca_msg *msg);
 bool softhca_wire_append(struct softhca_qp *qp, struct softhca_dest *dest,
 			 struct softhca_msg *msg);
+void softhca_wire_flush(struct softhca_qp *qp);
 void softhca_wire_qp_modify(struct softhca_qp *qp,
 			    const struct ib_qp_attr *attr, int mask);
 void softhca_wire_rc_tx_work(struct work_struct *work);
@@ -353,6 +360,7 @@ struct softhca_engine_params {
 	unsigned int contended_us; /* CPU shared this long: yield (0: never) */
 	unsigned int qp_budget;	/* WQEs per QP per visit */
 	unsigned int chunk;	/* bytes per chunk of a long message */
+	unsigned int tx_batch;	/* packets per GSO skb (net_batch.c), 1: none */
 };
 
 extern struct softhca_engine_params softhca_engine;

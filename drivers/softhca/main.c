@@ -36,6 +36,7 @@ struct softhca_engine_params softhca_engine = {
 	.contended_us = 2000,
 	.qp_budget = 16,
 	.chunk = 65536,
+	.tx_batch = 64,
 };
 
 /*
@@ -143,6 +144,10 @@ static struct softhca_limit_param softhca_lp_chunk = {
 	.val = &softhca_engine.chunk, .min = 4096, .max = 16 << 20,
 };
 
+static struct softhca_limit_param softhca_lp_tx_batch = {
+	.val = &softhca_engine.tx_batch, .min = 1, .max = 64,
+};
+
 module_param_cb(pollers, &softhca_limit_ops, &softhca_lp_pollers, 0444);
 MODULE_PARM_DESC(pollers, "poller threads per device, default 1 (1..64); QPs are spread over them by number");
 module_param_named(poller_cpu, softhca_engine.poller_cpu, int, 0444);
@@ -155,6 +160,8 @@ module_param_cb(qp_budget, &softhca_limit_ops, &softhca_lp_qp_budget, 0644);
 MODULE_PARM_DESC(qp_budget, "steps per QP per poller visit (a work request, or 16 KiB of a long message), default 16 (1..4096)");
 module_param_cb(chunk_bytes, &softhca_limit_ops, &softhca_lp_chunk, 0644);
 MODULE_PARM_DESC(chunk_bytes, "bytes of a long message moved per step, default 65536 (4096..16777216)");
+module_param_cb(tx_batch, &softhca_limit_ops, &softhca_lp_tx_batch, 0644);
+MODULE_PARM_DESC(tx_batch, "RoCEv2 packets to one peer sent as one UDP GSO skb, default 64 (1..64; 1: each alone, for a NIC whose UDP segmentation numbers IPv4 IDs unlike Linux)");
 
 module_param_cb(max_pd, &softhca_limit_ops, &softhca_lp_max_pd, 0444);
 MODULE_PARM_DESC(max_pd, "protection domains (and XRC domains) per device, default 65536 (1..16777216)");

@@ -24,7 +24,9 @@
  * SOFTHCA_NET_HEADROOM in front; softhca_net_xmit() routes it in the
  * netdev's namespace out of that netdev, puts the UDP and IP headers in
  * front, fills the ICRC (which covers them) and hands the packet to the
- * IP layer.  It uses no socket, only the namespace: sdev->net, read under
+ * IP layer.  Runs of packets to one peer go as one UDP GSO skb
+ * (net_batch.c) through the same two steps, softhca_net_prepare() and
+ * softhca_net_send().  It uses no socket, only the namespace: sdev->net, read under
  * RCU, says the namespace is still there; its exit clears it and waits
  * a grace period before the namespace can go.
  *
@@ -214,9 +216,13 @@ static __be32 softhca_gid_v4(const union ib_gid *gid)
 	return a;
 }
 
-/* Route, then the IPv4 and UDP headers; the ICRC is the caller's. */
+/*
+ * Route, then the IPv4 header; the ICRC is the caller's.  @segs IDs are
+ * taken: a GSO skb's segments are numbered from the one in its header.
+ */
 static int softhca_net_ip4(struct net *net, struct net_device *ndev,
-			   struct sk_buff *skb, const struct softhca_path *p)
+			   struct sk_buff *skb, const struct softhca_path *p,
+			   u16 segs)
 {
 	struct flowi4 fl4 = {
 		.flowi4_oif = ndev->ifindex,
@@ -245,7 +251,7 @@ static int softhca_net_ip4(struct net *net, struct net_device *ndev,
 	iph->saddr = fl4.saddr;
 	iph->daddr = fl4.daddr;
 	iph->check = 0;
-	__ip_select_ident(net, iph, 1);
+	__ip_select_ident(net, iph, segs);
 	skb->protocol = htons(ETH_P_IP);
 	memset(IPCB(skb), 0, sizeof(*IPCB(skb)));
 	return 0;
@@ -286,6 +292,73 @@ static int softhca_net_ip6(struct net *net, struct net_device *ndev,
 }
 
 /**
+ * softhca_net_prepare - route a RoCEv2 skb and put its UDP and IP headers on
+ * @sdev: the sending device
+ * @skb: BTH .. ICRC, SOFTHCA_NET_HEADROOM in front (not consumed)
+ * @path: addresses and UDP source port
+ * @segs: the packets @skb will become (net_batch.c: more than one is a
+ *	GSO skb whose IPv4 IDs follow the header's); 1 for one packet
+ *
+ * The UDP checksum is left 0 (RoCEv2 leaves it to the ICRC, IPv6 too)
+ * and skb->ip_summed CHECKSUM_NONE; the ICRC is not filled.
+ *
+ * Context: rcu_read_lock() held, up to softhca_net_send().
+ * Return: 0; a negative errno when it cannot be routed or the device is
+ * off the wire.
+ */
+int softhca_net_prepare(struct softhca_dev *sdev, struct sk_buff *skb,
+			const struct softhca_path *path, u16 segs)
+{
+	bool v4 = ipv6_addr_v4mapped((const struct in6_addr *)path->dgid.raw);
+	struct net_device *ndev = sdev->ndev;
+	struct udphdr *uh;
+	struct net *net;
+	int err;
+
+	if (!rcu_dereference(sdev->net))
+		return -ENETDOWN;
+	net = dev_net(ndev);
+
+	uh = skb_push(skb, sizeof(*uh));
+	skb_reset_transport_header(skb);
+	uh->source = path->sport;
+	uh->dest = htons(SOFTHCA_ROCE_UDP_PORT);
+	uh->len = htons(skb->len);
+	uh->check = 0;
+
+	err = v4 ? softhca_net_ip4(net, ndev, skb, path, segs) :
+		   softhca_net_ip6(net, ndev, skb, path);
+	if (err) {
+		/* As it came: the caller frees or keeps it. */
+		__skb_pull(skb, sizeof(*uh));
+		return err;
+	}
+	skb->dev = ndev;
+	skb->ip_summed = CHECKSUM_NONE;
+	return 0;
+}
+
+/**
+ * softhca_net_send - hand a prepared skb to the IP layer
+ * @sdev: the sending device
+ * @skb: from softhca_net_prepare(), its ICRC (or ICRCs) filled; consumed
+ *
+ * Context: rcu_read_lock() held since softhca_net_prepare().
+ * Return: 0; -ENOBUFS when the IP layer dropped it.
+ */
+int softhca_net_send(struct softhca_dev *sdev, struct sk_buff *skb)
+{
+	struct net *net = dev_net(sdev->ndev);
+	int err;
+
+	if (skb->protocol == htons(ETH_P_IP) || !IS_ENABLED(CONFIG_IPV6))
+		err = ip_local_out(net, NULL, skb);
+	else
+		err = ip6_local_out(net, NULL, skb);
+	return net_xmit_eval(err) ? -ENOBUFS : 0;
+}
+
+/**
  * softhca_net_xmit - send one RoCEv2 packet
  * @sdev: the sending device
  * @skb: BTH .. pad, with room for the ICRC behind (skb->len counts it)
@@ -300,52 +373,27 @@ static int softhca_net_ip6(struct net *net, struct net_device *ndev,
 int softhca_net_xmit(struct softhca_dev *sdev, struct sk_buff *skb,
 		     const struct softhca_path *path)
 {
-	bool v4 = ipv6_addr_v4mapped((const struct in6_addr *)path->dgid.raw);
-	struct net_device *ndev = sdev->ndev;
 	unsigned int len = skb->len;
-	struct udphdr *uh;
-	struct net *net;
 	int err;
 
 	rcu_read_lock();
-	if (!rcu_dereference(sdev->net)) {
-		err = -ENETDOWN;
-		goto drop;
-	}
-	net = dev_net(ndev);
-
-	uh = skb_push(skb, sizeof(*uh));
-	skb_reset_transport_header(skb);
-	uh->source = path->sport;
-	uh->dest = htons(SOFTHCA_ROCE_UDP_PORT);
-	uh->len = htons(skb->len);
-	uh->check = 0;	/* RoCEv2 leaves it to the ICRC (IPv6 too) */
-
-	err = v4 ? softhca_net_ip4(net, ndev, skb, path) :
-		   softhca_net_ip6(net, ndev, skb, path);
-	if (err)
-		goto drop;
-	skb->dev = ndev;
-	skb->ip_summed = CHECKSUM_NONE;
-	softhca_icrc_put(skb);
-	if (v4 || !IS_ENABLED(CONFIG_IPV6))
-		err = ip_local_out(net, NULL, skb);
-	else
-		err = ip6_local_out(net, NULL, skb);
-	rcu_read_unlock();
-	if (net_xmit_eval(err)) {
+	err = softhca_net_prepare(sdev, skb, path, 1);
+	if (err) {
+		rcu_read_unlock();
+		kfree_skb(skb);
 		softhca_count(sdev, SOFTHCA_CNT_TX_DROPS);
-		return -ENOBUFS;
+		return err;
+	}
+	softhca_icrc_put(skb);
+	err = softhca_net_send(sdev, skb);
+	rcu_read_unlock();
+	if (err) {
+		softhca_count(sdev, SOFTHCA_CNT_TX_DROPS);
+		return err;
 	}
 	softhca_count(sdev, SOFTHCA_CNT_TX_PACKETS);
 	softhca_count_add(sdev, SOFTHCA_CNT_TX_BYTES, len);
 	return 0;
-
-drop:
-	rcu_read_unlock();
-	kfree_skb(skb);
-	softhca_count(sdev, SOFTHCA_CNT_TX_DROPS);
-	return err;
 }
 
 static __net_init int softhca_net_ns_init(struct net *net)

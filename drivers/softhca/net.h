@@ -45,6 +45,48 @@ void softhca_net_detach(struct softhca_dev *sdev);
 bool softhca_net_attached(struct softhca_dev *sdev);
 int softhca_net_xmit(struct softhca_dev *sdev, struct sk_buff *skb,
 		     const struct softhca_path *path);
+int softhca_net_prepare(struct softhca_dev *sdev, struct sk_buff *skb,
+			const struct softhca_path *path, u16 segs);
+int softhca_net_send(struct softhca_dev *sdev, struct sk_buff *skb);
+
+/*
+ * A transmit batch (net_batch.c): packets to one peer written back to
+ * back into pages, sent as one UDP GSO skb.  At most SOFTHCA_TXB_BYTES:
+ * an IPv4 datagram's 16-bit length holds it with the headers.
+ */
+#define SOFTHCA_TXB_BYTES	(60 * 1024)
+#define SOFTHCA_TXB_PAGES	DIV_ROUND_UP(SOFTHCA_TXB_BYTES, PAGE_SIZE)
+
+/**
+ * struct softhca_txb - packets waiting to leave together
+ * @pages: where they are written; NULL past the last one in use
+ * @path: their peer (every packet of a batch has the same)
+ * @len: bytes written
+ * @seg: the length of every packet but the last (the GSO size)
+ * @last: the last packet's length (less than @seg: nothing may follow)
+ * @n: packets written
+ * @ackreq_last: clear AckReq on all but the last packet when sending
+ *	(an RC requester's: the answer to the last covers them all)
+ */
+struct softhca_txb {
+	struct page *pages[SOFTHCA_TXB_PAGES];
+	struct softhca_path path;
+	u32 len;
+	u32 seg;
+	u32 last;
+	u16 n;
+	bool ackreq_last;
+};
+
+struct softhca_roce_fields;
+struct softhca_cursor;
+
+int softhca_txb_add(struct softhca_dev *sdev, struct softhca_txb *b,
+		    const struct softhca_roce_fields *f,
+		    struct softhca_cursor *data, u32 len,
+		    const struct softhca_path *path);
+void softhca_txb_flush(struct softhca_dev *sdev, struct softhca_txb *b);
+void softhca_txb_release(struct softhca_txb *b);
 
 /* wire.c: a RoCEv2 packet arrived (skb->data at its BTH); consumes @skb */
 void softhca_wire_rcv(struct softhca_dev *sdev, struct sk_buff *skb);

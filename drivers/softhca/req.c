@@ -487,6 +487,8 @@ static int softhca_req_chunk(struct softhca_qp *qp, struct softhca_req_out *out)
 		/* The message's last chunk: others may follow it at once. */
 		if (msg.last)
 			softhca_req_train_extend(qp, dest, &out->cache->lmr);
+		if (dest->tp->flush)
+			dest->tp->flush(qp);
 		return softhca_req_pending_wait(qp);
 	case SOFTHCA_RESEND:
 		return msg.acked ? 1 : softhca_req_resend(qp, out);

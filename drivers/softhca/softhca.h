@@ -49,6 +49,7 @@
 #include <rdma/ib_verbs.h>
 
 #include "../../uapi/rdma/softhca-abi.h"
+#include "net.h"
 #include "ring.h"
 #include "wire_seq.h"
 
@@ -498,6 +499,8 @@ struct softhca_resp {
  *	chunk's (its PSN range bounds them); the completer queues them,
  *	the requester's next visit copies their payload into its buffer
  *	(it holds the local MR references then, the completer never does)
+ * @txb: the requester's packets not yet sent (net_batch.c): empty
+ *	whenever sq.lock is free (sq.lock)
  */
 struct softhca_wire_qp {
 	union ib_gid sgid;
@@ -538,6 +541,7 @@ struct softhca_wire_qp {
 	spinlock_t tx_lock;	/* see above */
 	struct list_head tx_jobs;
 	struct work_struct tx_work;
+	struct softhca_txb txb;
 };
 
 /**

@@ -130,12 +130,18 @@ enum softhca_ack softhca_wire_send(struct softhca_qp *qp,
 				   struct softhca_dest *dest,
 				   struct softhca_msg *msg)
 {
+	enum softhca_ack ack;
+
 	if (softhca_is_ud(qp->ibqp.qp_type))
 		return softhca_wire_send_ud(qp, dest, msg);
 	if (qp->ibqp.qp_type == IB_QPT_UC)
-		return softhca_wire_send_uc(qp, dest, msg);
-	/* RC and XRC_INI (an XRC_TGT has no send queue). */
-	return softhca_wire_send_rc(qp, dest, msg);
+		ack = softhca_wire_send_uc(qp, dest, msg);
+	else	/* RC and XRC_INI (an XRC_TGT has no send queue) */
+		ack = softhca_wire_send_rc(qp, dest, msg);
+	/* In flight, a train may join the batch: the requester flushes. */
+	if (ack != SOFTHCA_PENDING)
+		softhca_txb_flush(to_sdev(qp->ibqp.device), &qp->wire.txb);
+	return ack;
 }
 
 /**
@@ -155,9 +161,21 @@ bool softhca_wire_append(struct softhca_qp *qp, struct softhca_dest *dest,
 	return softhca_wire_rc_append(qp, dest, msg);
 }
 
+/**
+ * softhca_wire_flush - the RoCEv2 transport's flush
+ * @qp: the sending QP, whose chunk (and train) is in flight
+ *
+ * Context: @qp's sq.lock held, BHs off.
+ */
+void softhca_wire_flush(struct softhca_qp *qp)
+{
+	softhca_txb_flush(to_sdev(qp->ibqp.device), &qp->wire.txb);
+}
+
 const struct softhca_transport softhca_wire = {
 	.send = softhca_wire_send,
 	.append = softhca_wire_append,
+	.flush = softhca_wire_flush,
 };
 
 /* The packet's IP addresses as GIDs (IPv4: IPv4-mapped). */

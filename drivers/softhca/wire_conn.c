@@ -100,7 +100,8 @@ void softhca_wire_qp_modify(struct softhca_qp *qp,
 
 /*
  * A chunk as packets from qp->wire.sq_psn on, the QP type's opcodes
- * (softhca_wire_tp()), AckReq on the last packet when @ackreq.
+ * (softhca_wire_tp()), AckReq on the last packet when @ackreq.  They
+ * join the QP's transmit batch: the transport's flush sends them.
  * Return: false when the WQE's opcode has no packets of that transport.
  */
 bool softhca_wire_send_pkts(struct softhca_qp *qp, struct softhca_dest *dest,
@@ -140,7 +141,8 @@ bool softhca_wire_send_pkts(struct softhca_qp *qp, struct softhca_dest *dest,
 			f.rkey = msg->rkey;
 			f.dma_len = msg->total;
 		}
-		softhca_wire_xmit(sdev, &f, msg->data, plen, &path);
+		softhca_txb_add(sdev, &qp->wire.txb, &f, msg->data, plen,
+				&path);
 		qp->wire.sq_psn = softhca_psn_add(qp->wire.sq_psn, 1);
 		left -= plen;
 		first = false;

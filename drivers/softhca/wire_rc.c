@@ -250,6 +250,8 @@ void softhca_wire_rc_request(struct softhca_qp *qp, struct softhca_dest *dest,
 	f->dqpn = dest->qpn;
 	f->psn = w->sq_psn;
 	f->ackreq = true;
+	/* After what the batch holds: PSN order (net_batch.c). */
+	softhca_txb_flush(to_sdev(qp->ibqp.device), &w->txb);
 	softhca_wire_xmit(to_sdev(qp->ibqp.device), f, NULL, 0, &path);
 	w->sq_psn = softhca_psn_add(w->sq_psn, npkts);
 }

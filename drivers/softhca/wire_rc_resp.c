@@ -174,6 +174,7 @@ static bool softhca_rc_send_read(struct softhca_dev *sdev,
 		.dgid = r->dgid,
 		.sport = softhca_seq_sport(qp->ibqp.qp_num, dqpn),
 	};
+	struct softhca_txb b = {};	/* the responses, batched */
 	struct softhca_cursor src;
 
 	softhca_cursor_init(&src, &seg, r->rd_mr ? 1 : 0);
@@ -186,9 +187,11 @@ static bool softhca_rc_send_read(struct softhca_dev *sdev,
 					   softhca_rc_read_op(i, r->rd_npkts,
 							      r->rd_mid));
 		f.psn = softhca_psn_add(r->psn, i);
-		softhca_wire_xmit(sdev, &f, &src, plen, &path);
+		softhca_txb_add(sdev, &b, &f, &src, plen, &path);
 		left -= plen;
 	}
+	softhca_txb_flush(sdev, &b);
+	softhca_txb_release(&b);
 	softhca_count_add(sdev, SOFTHCA_CNT_TX_READ_RESPS, end - r->rd_sent);
 	r->rd_sent = end;
 	if (end < r->rd_npkts)

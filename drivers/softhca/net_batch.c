@@ -1,0 +1,366 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * softhca: the transmit batch, a run of RoCEv2 packets as one UDP GSO skb.
+ *
+ * Each packet costs the IP stack about the same whatever its size: a
+ * route lookup, the output hooks, the qdisc, the driver (across a veth,
+ * the peer's backlog and its whole receive path).  A requester sends
+ * runs of packets to one peer (the path-MTU packets of a chunk, a train
+ * of small messages, req_train.c), a responder the packets of a READ
+ * response.  They are written back to back into pages (softhca_txb_add())
+ * and leave as one skb (softhca_txb_flush()) that the stack cuts into
+ * packets at the last moment: in software before a netdev that cannot
+ * (validate_xmit_skb()), in a NIC that can (UDP segmentation offload),
+ * or, across a veth, in the receiving UDP socket (udp_rcv_segment():
+ * softhca's and rdma_rxe's tunnel sockets take no GSO skb), so each
+ * receiver sees ordinary packets.
+ *
+ * UDP GSO (SKB_GSO_UDP_L4) cuts the payload into gso_size pieces and
+ * gives each its own UDP and IP header.  So a batch holds packets of
+ * one length, the last one as long or shorter, each a whole RoCEv2
+ * packet (BTH .. ICRC).  The ICRC covers the IP and UDP headers of its
+ * own segment: its IPv4 total length and ID, its UDP length.  The
+ * lengths follow from the packet's, and segmentation numbers the IPv4
+ * IDs on from the header's (inet_gso_segment(), as TSO does; net.c
+ * reserves as many), so the flush fills each packet's ICRC for the
+ * headers it will have.  A NIC whose UDP segmentation numbered the IDs
+ * otherwise would break every ICRC but the first: tx_batch=1 sends each
+ * packet alone.
+ *
+ * The UDP checksum: GSO needs CHECKSUM_PARTIAL (the pseudo-header's sum
+ * in the header, completed per segment by the NIC or the stack, or
+ * trusted as it is across a veth); a lone packet keeps RoCEv2's 0
+ * (net.c).  The ICRC counts the field as all ones either way.
+ *
+ * Order: a requester's batch lives in its QP (qp->wire.txb) under
+ * sq.lock, and is flushed before sq.lock is let go (the transport's
+ * flush, req.c); its READ and atomic requests go alone, and only while
+ * the batch is empty, so a QP's packets leave in PSN order.  A
+ * responder's batch lives on its stack for one READ's responses.
+ *
+ * AckReq (@ackreq_last): a train sets AckReq on each message's last
+ * packet; a batch keeps it on its last packet only, so the responder
+ * answers the run once, with the PSN of the last, which acknowledges
+ * all before it.  A packet lost in between is NAKed for its sequence
+ * whatever AckReq says.
+ */
+#include <linux/mm.h>
+#include <linux/skbuff.h>
+#include <linux/udp.h>
+#include <net/ip.h>
+#include <net/ip6_checksum.h>
+#include <net/udp.h>
+
+#include "softhca.h"
+#include "counters.h"
+#include "engine.h"
+#include "net.h"
+#include "roce_hdr.h"
+
+/* Byte @off of the pages, and how many follow it in its page. */
+static u8 *softhca_txb_at(struct page *const *pages, u32 off, u32 *room)
+{
+	*room = PAGE_SIZE - offset_in_page(off);
+	return (u8 *)page_address(pages[off >> PAGE_SHIFT]) +
+	       offset_in_page(off);
+}
+
+/* Copy @len bytes at @off out of (@in) or into the pages. */
+static void softhca_txb_bytes(struct page *const *pages, u32 off, void *buf,
+			      u32 len, bool in)
+{
+	u32 room, n;
+	u8 *p;
+
+	while (len) {
+		p = softhca_txb_at(pages, off, &room);
+		n = min(len, room);
+		if (in)
+			memcpy(buf, p, n);
+		else
+			memcpy(p, buf, n);
+		buf += n;
+		off += n;
+		len -= n;
+	}
+}
+
+/* Go on with @crc over @len bytes at @off. */
+static u32 softhca_txb_crc(struct page *const *pages, u32 off, u32 len,
+			   u32 crc)
+{
+	u32 room, n;
+	u8 *p;
+
+	while (len) {
+		p = softhca_txb_at(pages, off, &room);
+		n = min(len, room);
+		crc = softhca_icrc_update(crc, p, n);
+		off += n;
+		len -= n;
+	}
+	return crc;
+}
+
+/* Pages for @len more bytes.  Return: 0; -ENOMEM. */
+static int softhca_txb_room(struct softhca_txb *b, u32 len)
+{
+	u32 i, end = (b->len + len - 1) >> PAGE_SHIFT;
+
+	for (i = b->len >> PAGE_SHIFT; i <= end; i++) {
+		if (b->pages[i])
+			continue;
+		b->pages[i] = alloc_page(GFP_ATOMIC | __GFP_NOWARN);
+		if (!b->pages[i])
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* Append @len bytes of @src (NULL: zeros) at the batch's end. */
+static void softhca_txb_put(struct softhca_txb *b, const u8 *src, u32 len)
+{
+	u32 room, n;
+	u8 *p;
+
+	while (len) {
+		p = softhca_txb_at(b->pages, b->len, &room);
+		n = min(len, room);
+		if (src) {
+			memcpy(p, src, n);
+			src += n;
+		} else {
+			memset(p, 0, n);
+		}
+		b->len += n;
+		len -= n;
+	}
+}
+
+/* Append @len bytes of payload from @data (which advances). */
+static void softhca_txb_copy(struct softhca_txb *b,
+			     struct softhca_cursor *data, u32 len)
+{
+	struct softhca_seg seg = {};
+	struct softhca_cursor dst;
+	u32 room;
+
+	while (len) {
+		seg.addr = (uintptr_t)softhca_txb_at(b->pages, b->len, &room);
+		seg.len = min(len, room);
+		softhca_cursor_init(&dst, &seg, 1);
+		softhca_copy(&dst, data, seg.len);
+		b->len += seg.len;
+		len -= seg.len;
+	}
+}
+
+/**
+ * softhca_txb_add - write one packet into a batch
+ * @sdev: the sending device
+ * @b: the batch; flushed first when the packet cannot join it (another
+ *	length or peer, no room), flushed after when it is full
+ * @f: the packet's header fields
+ * @data: its payload (advances by @len, sent or not); NULL if @len is 0
+ * @len: payload bytes
+ * @path: its peer
+ *
+ * Context: any but hard IRQ; no sleeping.  The caller serialises @b.
+ * Return: 0; a negative errno when the packet was not written (counted
+ * as a tx drop: to the peer, a lost packet).
+ */
+int softhca_txb_add(struct softhca_dev *sdev, struct softhca_txb *b,
+		    const struct softhca_roce_fields *f,
+		    struct softhca_cursor *data, u32 len,
+		    const struct softhca_path *path)
+{
+	u32 max = READ_ONCE(softhca_engine.tx_batch);
+	u8 hdr[SOFTHCA_ROCE_MAX_HDRS];
+	u32 plen;
+	int hdr_len, err;
+
+	hdr_len = softhca_roce_build(hdr, sizeof(hdr), f, len);
+	if (hdr_len < 0) {
+		err = hdr_len;
+		goto drop;
+	}
+	plen = hdr_len + len + (-len & 3) + SOFTHCA_ICRC_LEN;
+	if (b->n && (b->last != b->seg || plen > b->seg ||
+		     b->len + plen > SOFTHCA_TXB_BYTES ||
+		     memcmp(&b->path, path, sizeof(*path))))
+		softhca_txb_flush(sdev, b);
+	err = softhca_txb_room(b, plen);
+	if (err)
+		goto drop;
+	if (!b->n) {
+		b->path = *path;
+		b->seg = plen;
+	}
+	softhca_txb_put(b, hdr, hdr_len);
+	if (len)
+		softhca_txb_copy(b, data, len);
+	/* The pad, and the ICRC's place: the flush fills it. */
+	softhca_txb_put(b, NULL, plen - hdr_len - len);
+	b->last = plen;
+	b->n++;
+	if (b->n >= max)
+		softhca_txb_flush(sdev, b);
+	return 0;
+
+drop:
+	if (data)
+		softhca_cursor_skip(data, len);
+	softhca_count(sdev, SOFTHCA_CNT_TX_DROPS);
+	return err;
+}
+
+/*
+ * Each packet's ICRC, for the IP and UDP headers its segment will have:
+ * the skb's with the segment's lengths and (IPv4) its ID.
+ */
+static void softhca_txb_icrcs(const struct softhca_txb *b,
+			      struct page *const *pages, struct sk_buff *skb)
+{
+	union {
+		struct iphdr v4;
+		struct ipv6hdr v6;
+	} ip;
+	struct udphdr uh = *udp_hdr(skb);
+	bool v4 = ip_hdr(skb)->version == 4;
+	u8 bth[SOFTHCA_BTH_LEN];
+	u32 i, off = 0, plen, crc;
+	__le32 icrc;
+	u16 id = 0;
+
+	if (v4) {
+		ip.v4 = *ip_hdr(skb);
+		id = ntohs(ip.v4.id);
+	} else {
+		ip.v6 = *ipv6_hdr(skb);
+	}
+	for (i = 0; i < b->n; i++, off += plen) {
+		plen = i == b->n - 1 ? b->last : b->seg;
+		uh.len = htons(sizeof(uh) + plen);
+		if (v4) {
+			ip.v4.tot_len = htons(sizeof(ip.v4) + sizeof(uh) + plen);
+			ip.v4.id = htons(id + i);
+		} else {
+			ip.v6.payload_len = uh.len;
+		}
+		softhca_txb_bytes(pages, off, bth, sizeof(bth), true);
+		crc = softhca_icrc_hdrs(&ip, &uh, bth, sizeof(bth));
+		crc = softhca_txb_crc(pages, off + sizeof(bth),
+				      plen - sizeof(bth) - SOFTHCA_ICRC_LEN, crc);
+		icrc = softhca_icrc_finish(crc);
+		softhca_txb_bytes(pages, off + plen - SOFTHCA_ICRC_LEN, &icrc,
+				  sizeof(icrc), false);
+	}
+}
+
+/* AckReq off on every packet but the last. */
+static void softhca_txb_ackreq_last(const struct softhca_txb *b,
+				    struct page *const *pages)
+{
+	u32 i, off = offsetof(struct softhca_bth, apsn), room;
+
+	for (i = 0; i + 1 < b->n; i++, off += b->seg)
+		*softhca_txb_at(pages, off, &room) &= ~(SOFTHCA_BTH_ACKREQ >> 24);
+}
+
+/* The segmentation's part: its size and count, the UDP checksum's start. */
+static void softhca_txb_gso(const struct softhca_txb *b, struct sk_buff *skb)
+{
+	struct udphdr *uh = udp_hdr(skb);
+	unsigned int len = ntohs(uh->len);
+
+	skb_shinfo(skb)->gso_size = b->seg;
+	skb_shinfo(skb)->gso_type = SKB_GSO_UDP_L4;
+	skb_shinfo(skb)->gso_segs = b->n;
+	skb->ip_summed = CHECKSUM_PARTIAL;
+	skb->csum_start = skb_transport_header(skb) - skb->head;
+	skb->csum_offset = offsetof(struct udphdr, check);
+	if (ip_hdr(skb)->version == 4)
+		uh->check = ~udp_v4_check(len, ip_hdr(skb)->saddr,
+					  ip_hdr(skb)->daddr, 0);
+	else
+		uh->check = ~udp_v6_check(len, &ipv6_hdr(skb)->saddr,
+					  &ipv6_hdr(skb)->daddr, 0);
+}
+
+/**
+ * softhca_txb_flush - send what a batch holds
+ * @sdev: the sending device
+ * @b: the batch; empty after
+ *
+ * Context: as softhca_txb_add().
+ */
+void softhca_txb_flush(struct softhca_dev *sdev, struct softhca_txb *b)
+{
+	u32 npages = DIV_ROUND_UP(b->len, PAGE_SIZE), n = b->n, i, size;
+	struct page *pages[SOFTHCA_TXB_PAGES];
+	u32 bytes = b->len;
+	struct sk_buff *skb;
+	int err = -ENOMEM;
+
+	if (!n)
+		return;
+	/* The pages go with the skb; any beyond stay for the next batch. */
+	memcpy(pages, b->pages, npages * sizeof(pages[0]));
+	memset(b->pages, 0, npages * sizeof(pages[0]));
+
+	skb = alloc_skb(SOFTHCA_NET_HEADROOM, GFP_ATOMIC | __GFP_NOWARN);
+	if (!skb) {
+		for (i = 0; i < npages; i++)
+			__free_page(pages[i]);
+		goto out;
+	}
+	skb_reserve(skb, SOFTHCA_NET_HEADROOM);
+	for (i = 0; i < npages; i++) {
+		size = min_t(u32, PAGE_SIZE, bytes - i * PAGE_SIZE);
+		skb_fill_page_desc(skb, i, pages[i], 0, size);
+	}
+	skb->len += bytes;
+	skb->data_len += bytes;
+	skb->truesize += npages * PAGE_SIZE;
+
+	if (b->ackreq_last)
+		softhca_txb_ackreq_last(b, pages);
+	rcu_read_lock();
+	err = softhca_net_prepare(sdev, skb, &b->path, n);
+	if (err) {
+		rcu_read_unlock();
+		kfree_skb(skb);
+		goto out;
+	}
+	softhca_txb_icrcs(b, pages, skb);
+	if (n > 1)
+		softhca_txb_gso(b, skb);
+	err = softhca_net_send(sdev, skb);
+	rcu_read_unlock();
+out:
+	b->n = 0;
+	b->len = 0;
+	if (err) {
+		softhca_count_add(sdev, SOFTHCA_CNT_TX_DROPS, n);
+		return;
+	}
+	softhca_count_add(sdev, SOFTHCA_CNT_TX_PACKETS, n);
+	softhca_count_add(sdev, SOFTHCA_CNT_TX_BYTES, bytes);
+	if (n > 1)
+		softhca_count(sdev, SOFTHCA_CNT_TX_GSO);
+}
+
+/* Free what an idle batch keeps (a QP's, when the QP goes). */
+void softhca_txb_release(struct softhca_txb *b)
+{
+	u32 i;
+
+	WARN_ON_ONCE(b->n);
+	for (i = 0; i < SOFTHCA_TXB_PAGES; i++) {
+		if (b->pages[i])
+			__free_page(b->pages[i]);
+		b->pages[i] = NULL;
+	}
+	b->n = 0;
+	b->len = 0;
+}
