@@ -43,11 +43,18 @@
 # write and verify passes (42 s the whole test) with the guest CPU
 # without ERMS (run-guest's SOFTHCA_VM_CPU), more with the default.
 #
-# Then the host's sh1 is deleted while fio runs: nvme-rdma deletes the
-# controller on it (its device removal), I/O ends in errors, nothing
-# hangs; any splat fails the run in the harness.  (Deleting the target's
-# sh0 instead would leave the host retrying a CM REQ that nothing on sv0
-# answers: about 70 s of ib_cm retries before its reconnect fails.)
+# Then the target's sh0 is deleted while fio runs: nvmet-rdma drops its
+# queues and its port's listener (6.1 never listens again by itself), the
+# host sees its queues go and reconnects every 5 s (reconnect-delay).
+# The test puts sh0 back at once and enables the port again, as an
+# administrator would, and the host must reconnect, fio end (without
+# errors: the multipath head holds the I/O while the controller
+# reconnects) and the namespace read back what was written after.  The
+# device is back before the host's first attempt: an attempt that found
+# no device on sv0 would wait out ib_cm's REQ retries (15 x 4.3 s)
+# before failing.  Last, the host's sh1 is deleted while fio runs:
+# nvme-rdma deletes the controller on it (its device removal), I/O ends
+# in errors, nothing hangs; any splat fails the run in the harness.
 . "$(dirname "$0")/lib.sh"
 
 TMP=$(mktemp -d)
@@ -207,20 +214,68 @@ disconnect() {
 	wait_for 10 sh -c '! ls /sys/block/nvme* > /dev/null 2>&1'
 }
 
+# port_again: the port listens again (its subsystem unlinked and linked:
+# nvmet_rdma_remove_port(), then _add_port()).
+port_again() {
+	n0=$(dmesg | grep -c "nvmet_rdma: enabling port 1 ($A:4420)")
+	rm "$CFS/ports/1/subsystems/$NQN" &&
+	ln -s "$CFS/subsystems/$NQN" "$CFS/ports/1/subsystems/$NQN" || return 1
+	wait_for 10 sh -c "[ \$(dmesg | grep -c 'nvmet_rdma: enabling port 1 ($A:4420)') -gt $n0 ]" ||
+		{ echo "port 1 not enabled again"; dmesg | tail -10; return 1; }
+}
+
+# fio_busy NAME SECS WAIT: 4 KiB random writes on $dev for SECS in the
+# background (fpid; output in $TMP/fio-NAME), still running WAIT s later.
+fio_busy() {
+	timeout 120 fio --name="nvmeof-$1" --filename="$dev" --direct=1 \
+		--ioengine=libaio --rw=randwrite --bs=4k --iodepth=16 \
+		--numjobs=2 --size=$JOBSIZE --time_based --runtime="$2" \
+		> "$TMP/fio-$1" 2>&1 &
+	fpid=$!
+	sleep "$3"
+	no_shm "$TMP/fio-$1" && return 77
+	kill -0 $fpid 2>/dev/null || { echo "fio ended early"; cat "$TMP/fio-$1"; return 1; }
+}
+
+# sh0, the target's device, goes while fio writes and comes back: the
+# host reconnects, fio ends cleanly, the namespace works.
+target_gone_and_back() {
+	need fio || return 77
+	dev=$(nsdev) || { echo "no namespace device"; return 1; }
+	r0=$(dmesg | grep -cE "nvme nvme[0-9]+: Successfully reconnected")
+	fio_busy tgt 15 3 || return $?
+	t0=$(date +%s)
+	timeout 60 rdma link delete sh0 || { echo "link delete of sh0 failed or hung"; return 1; }
+	t1=$(date +%s)
+	rdma link add sh0 type softhca netdev sv0 &&
+	wait_for 10 grep -q ffff /sys/class/infiniband/sh0/ports/1/gids/1 ||
+		{ echo "sh0 did not come back"; return 1; }
+	port_again || return 1
+	wait_for 60 sh -c "[ \$(dmesg | grep -cE 'nvme nvme[0-9]+: Successfully reconnected') -gt $r0 ]" ||
+		{ echo "the host did not reconnect"; dmesg | tail -30; return 1; }
+	t2=$(date +%s)
+	wait $fpid
+	frc=$?
+	[ $frc != 124 ] || { echo "fio hung"; dmesg | tail -30; return 1; }
+	[ $frc = 0 ] || { echo "fio exit $frc"; tail -20 "$TMP/fio-tgt"; return 1; }
+	# What the host writes now, it reads back, through the new device.
+	head -c 1048576 /dev/urandom > "$TMP/blk" &&
+	dd if="$TMP/blk" of="$dev" bs=64k oflag=direct seek=7 status=none &&
+	dd if="$dev" of="$TMP/blk2" bs=64k iflag=direct skip=7 count=16 status=none &&
+	cmp "$TMP/blk" "$TMP/blk2" || { echo "the namespace does not read back"; return 1; }
+	n=$(rdma resource show qp 2>/dev/null | grep "^link sh0/" | grep -c 'type RC .*comm \[rdma_cm\]')
+	[ "$n" = 3 ] || { echo "sh0: $n RC QPs of rdma_cm after the reconnect, not 3"; return 1; }
+	echo "NOTE: sh0 deleted in $((t1 - t0)) s under fio, back, host reconnected $((t2 - t1)) s later; fio: $(grep -m1 -oE 'err= *[0-9]+' "$TMP/fio-tgt")"
+	dmesg | grep -E "nvme|nvmet" | tail -4 | sed 's/^/NOTE: /'
+}
+
 # sh1, the host's device, goes while fio writes: fio ends (I/O errors:
 # nvme-rdma deletes the controller on it), the link delete returns, no
 # hang.
 delete_under_fio() {
 	need fio || return 77
 	dev=$(nsdev) || { echo "no namespace device"; return 1; }
-	timeout 120 fio --name=nvmeof-del --filename="$dev" --direct=1 \
-		--ioengine=libaio --rw=randwrite --bs=4k --iodepth=16 \
-		--numjobs=2 --size=$JOBSIZE --time_based --runtime=100 \
-		> "$TMP/fio-del" 2>&1 &
-	fpid=$!
-	sleep 5
-	no_shm "$TMP/fio-del" && return 77
-	kill -0 $fpid 2>/dev/null || { echo "fio ended early"; cat "$TMP/fio-del"; return 1; }
+	fio_busy del 100 5 || return $?
 	timeout 60 rdma link delete sh1 || { echo "link delete failed or hung"; return 1; }
 	wait $fpid
 	frc=$?
@@ -273,6 +328,9 @@ t target_up target_up
 t connect connect
 t fio_randwrite_verify fio_verify
 t disconnect disconnect
+t connect_reconnect_delay_5 connect --ctrl-loss-tmo=60 --reconnect-delay=5
+t target_device_deleted_under_fio target_gone_and_back
+t disconnect_after_target_back disconnect
 t reconnect connect --ctrl-loss-tmo=5 --reconnect-delay=1
 t delete_device_under_fio delete_under_fio
 nvme disconnect -n $NQN > /dev/null 2>&1
