@@ -3,7 +3,7 @@
  * A seeded verbs fuzzer aimed at softhca's kernel side (fuzz.sh runs it).
  *
  *   fuzz                FUZZ_WORKERS (3) processes make random verbs calls
- *                       on SOFTHCA_DEV and SOFTHCA_DEV2 for FUZZ_SECS (90) s;
+ *                       on SOFTHCA_DEV and SOFTHCA_DEV2 for FUZZ_SECS (60) s;
  *                       they are killed with SIGKILL at random times and
  *                       replaced, and the second device's link is deleted
  *                       and added again (FUZZ_NETDEV2, default sv1) now and

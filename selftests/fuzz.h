@@ -524,9 +524,9 @@ static int run(void)
 	nw = atoi(env_or("FUZZ_WORKERS", "3"));
 	nw = nw < 1 ? 1 : nw > MAXW ? MAXW : nw;
 	now = now_s();
-	end = now + atof(env_or("FUZZ_SECS", "90"));
+	end = now + atof(env_or("FUZZ_SECS", "60"));
 	printf("fuzz: FUZZ_SEED=%llu, %d workers, %s s, %s and %s (link of %s: %s)\n",
-	       ULL(run_seed), nw, env_or("FUZZ_SECS", "90"), devname[0],
+	       ULL(run_seed), nw, env_or("FUZZ_SECS", "60"), devname[0],
 	       devname[1], devname[1], netdev2);
 	fflush(stdout);
 	klog("<3>fuzz: FUZZ_SEED=%llu\n", ULL(run_seed));
