@@ -137,6 +137,14 @@ pair() {
 # hwc DEV NAME: one of DEV's port counters (counters.c).
 hwc() { cat "/sys/class/infiniband/$1/ports/1/hw_counters/$2"; }
 
+# loss_batches N: softhca's transmit batches (net_batch.c: one UDP GSO
+# skb each) of at most N packets.  netem loses, duplicates and reorders
+# skbs, so a batch goes or stays whole: the loss points send 2 packets a
+# batch (batches still, and about as many losses as packets would
+# have: one point sent about 40 batches and netem's 5 % dropped none),
+# then loss_batches 64 (the default) again.
+loss_batches() { echo "$1" > /sys/module/softhca/parameters/tx_batch; }
+
 teardown() {
 	for d in shw1 shw2 shw3 rxe0; do
 		rdma link delete $d 2>/dev/null

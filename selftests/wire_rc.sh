@@ -141,8 +141,10 @@ lossy() {
 	q0=$(sum rx_naks_seq $devs) d0=$(sum rx_duplicates $devs)
 	inns "$lns" tc qdisc add dev "$veth" root netem loss "$pct%" ||
 		{ echo "no netem here"; return 1; }
+	loss_batches 2
 	${chk:-rc_check} "$name" "$@"
 	rc=$?
+	loss_batches 64
 	drops=$(inns "$lns" tc -s qdisc show dev "$veth" | awk '/dropped/ { print $0; exit }')
 	inns "$lns" tc qdisc del dev "$veth" root
 	[ $rc = 0 ] || return 1
@@ -183,8 +185,10 @@ rough() {
 	inns "$n2" tc qdisc add dev "$v2" root netem $ROUGH ||
 		{ echo "no netem here"; inns "$n1" tc qdisc del dev "$v1" root; return 1; }
 	T=240
+	loss_batches 2
 	"$chk_" "$name" "$@"
 	rc=$?
+	loss_batches 64
 	T=60
 	st1=$(inns "$n1" tc -s qdisc show dev "$v1" | awk '/dropped/ { print $2, $4, $7; exit }')
 	st2=$(inns "$n2" tc -s qdisc show dev "$v2" | awk '/dropped/ { print $2, $4, $7; exit }')

@@ -53,18 +53,16 @@ psn_drop_off() {
 # counts GAPS more PSN gaps and SEQ more packets dropped for sequence.
 # The qdisc sees a batch (net_batch.c: one GSO skb, segmented after it)
 # as one packet with the first one's headers, so shw2 sends every packet
-# alone meanwhile (tx_batch=1).
+# alone meanwhile (loss_batches 1).
 lose() {
 	name=$1 psn=$2 lost=$3 gaps=$4 seq=$5
 	g0=$(hwc shw3 rx_psn_gaps) s0=$(hwc shw3 rx_seq_drops)
-	tb=/sys/module/softhca/parameters/tx_batch
-	batch=$(cat $tb)
-	echo 1 > $tb || return 1
-	psn_drop "$psn" || { psn_drop_off; echo $batch > $tb; echo "tc cannot drop by PSN here"; return 1; }
+	loss_batches 1 || return 1
+	psn_drop "$psn" || { psn_drop_off; loss_batches 64; echo "tc cannot drop by PSN here"; return 1; }
 	pair "$UCW" 'messages' "$name" wns3 shw3 10.78.0.2 wns2 shw2 10.78.0.1 10.78.0.2 18830 \
 		-s 16384 -S 20 -P 0x100 -L "$lost"
 	rc=$?
-	echo "$batch" > $tb
+	loss_batches 64
 	drops=$(inns wns2 tc -s filter show dev wa0 2>/dev/null | awk '/dropped/ { print $0; exit }')
 	psn_drop_off
 	[ $rc = 0 ] || return 1

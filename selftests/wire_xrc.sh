@@ -64,8 +64,10 @@ lossy() {
 	d0=$(hwc shw3 rx_duplicates)
 	inns "$lns" tc qdisc add dev "$veth" root netem loss "$pct%" ||
 		{ echo "no netem here"; return 1; }
+	loss_batches 2
 	xrc_wire "$name" opcodes
 	rc=$?
+	loss_batches 64
 	drops=$(inns "$lns" tc -s qdisc show dev "$veth" | awk '/dropped/ { print $0; exit }')
 	inns "$lns" tc qdisc del dev "$veth" root
 	[ $rc = 0 ] || return 1

@@ -55,13 +55,18 @@ int softhca_net_send(struct softhca_dev *sdev, struct sk_buff *skb);
  * an IPv4 datagram's 16-bit length holds it with the headers.
  */
 #define SOFTHCA_TXB_BYTES	(60 * 1024)
-#define SOFTHCA_TXB_PAGES	DIV_ROUND_UP(SOFTHCA_TXB_BYTES, PAGE_SIZE)
+/* One more: a batch starts where the last one ended in its last page. */
+#define SOFTHCA_TXB_PAGES	(DIV_ROUND_UP(SOFTHCA_TXB_BYTES, PAGE_SIZE) + 1)
 
 /**
  * struct softhca_txb - packets waiting to leave together
- * @pages: where they are written; NULL past the last one in use
+ * @pages: where they are written, a reference held on each; NULL past
+ *	the last one allocated
  * @path: their peer (every packet of a batch has the same)
- * @len: bytes written
+ * @start: where the first packet begins in @pages[0] (the rest of the
+ *	last batch's last page: the page is shared with the skb that
+ *	carries that batch, which reads only what lies before @start)
+ * @len: where the last packet ends, counted from @pages[0]'s first byte
  * @seg: the length of every packet but the last (the GSO size)
  * @last: the last packet's length (less than @seg: nothing may follow)
  * @n: packets written
@@ -71,6 +76,7 @@ int softhca_net_send(struct softhca_dev *sdev, struct sk_buff *skb);
 struct softhca_txb {
 	struct page *pages[SOFTHCA_TXB_PAGES];
 	struct softhca_path path;
+	u32 start;
 	u32 len;
 	u32 seg;
 	u32 last;

@@ -32,6 +32,15 @@
  * trusted as it is across a veth); a lone packet keeps RoCEv2's 0
  * (net.c).  The ICRC counts the field as all ones either way.
  *
+ * Memory: a batch is written into whole pages, which go with its skb;
+ * what is left of the last page starts the next batch (the page then
+ * held by both: the skb reads only its own part), since the kernel may
+ * zero every page it hands out (init_on_alloc) and a run of small
+ * messages would pay a page each.  A batch of one packet is copied into
+ * a linear skb, as before batches existed, and the next batch is written
+ * where it was: a lone packet costs no page, and its receiver need not
+ * linearize it.
+ *
  * Order: a requester's batch lives in its QP (qp->wire.txb) under
  * sq.lock, and is flushed before sq.lock is let go (the transport's
  * flush, req.c); its READ and atomic requests go alone, and only while
@@ -56,6 +65,9 @@
 #include "engine.h"
 #include "net.h"
 #include "roce_hdr.h"
+
+/* Room left in a page worth starting the next batch in. */
+#define SOFTHCA_TXB_REUSE	256
 
 /* Byte @off of the pages, and how many follow it in its page. */
 static u8 *softhca_txb_at(struct page *const *pages, u32 off, u32 *room)
@@ -186,7 +198,7 @@ int softhca_txb_add(struct softhca_dev *sdev, struct softhca_txb *b,
 	}
 	plen = hdr_len + len + (-len & 3) + SOFTHCA_ICRC_LEN;
 	if (b->n && (b->last != b->seg || plen > b->seg ||
-		     b->len + plen > SOFTHCA_TXB_BYTES ||
+		     b->len - b->start + plen > SOFTHCA_TXB_BYTES ||
 		     memcmp(&b->path, path, sizeof(*path))))
 		softhca_txb_flush(sdev, b);
 	err = softhca_txb_room(b, plen);
@@ -228,7 +240,7 @@ static void softhca_txb_icrcs(const struct softhca_txb *b,
 	struct udphdr uh = *udp_hdr(skb);
 	bool v4 = ip_hdr(skb)->version == 4;
 	u8 bth[SOFTHCA_BTH_LEN];
-	u32 i, off = 0, plen, crc;
+	u32 i, off = b->start, plen, crc;
 	__le32 icrc;
 	u16 id = 0;
 
@@ -261,7 +273,7 @@ static void softhca_txb_icrcs(const struct softhca_txb *b,
 static void softhca_txb_ackreq_last(const struct softhca_txb *b,
 				    struct page *const *pages)
 {
-	u32 i, off = offsetof(struct softhca_bth, apsn), room;
+	u32 i, off = b->start + offsetof(struct softhca_bth, apsn), room;
 
 	for (i = 0; i + 1 < b->n; i++, off += b->seg)
 		*softhca_txb_at(pages, off, &room) &= ~(SOFTHCA_BTH_ACKREQ >> 24);
@@ -287,6 +299,29 @@ static void softhca_txb_gso(const struct softhca_txb *b, struct sk_buff *skb)
 					  &ipv6_hdr(skb)->daddr, 0);
 }
 
+/*
+ * A batch of one packet leaves as before batches existed: copied into a
+ * linear skb (a receiver then need not linearize it), and the batch
+ * writes the next packet where this one was.
+ */
+static void softhca_txb_flush_one(struct softhca_dev *sdev,
+				  struct softhca_txb *b)
+{
+	u32 bytes = b->len - b->start;
+	struct sk_buff *skb;
+
+	b->n = 0;
+	b->len = b->start;
+	skb = alloc_skb(SOFTHCA_NET_HEADROOM + bytes, GFP_ATOMIC | __GFP_NOWARN);
+	if (!skb) {
+		softhca_count(sdev, SOFTHCA_CNT_TX_DROPS);
+		return;
+	}
+	skb_reserve(skb, SOFTHCA_NET_HEADROOM);
+	softhca_txb_bytes(b->pages, b->start, skb_put(skb, bytes), bytes, true);
+	softhca_net_xmit(sdev, skb, &b->path);
+}
+
 /**
  * softhca_txb_flush - send what a batch holds
  * @sdev: the sending device
@@ -296,14 +331,17 @@ static void softhca_txb_gso(const struct softhca_txb *b, struct sk_buff *skb)
  */
 void softhca_txb_flush(struct softhca_dev *sdev, struct softhca_txb *b)
 {
-	u32 npages = DIV_ROUND_UP(b->len, PAGE_SIZE), n = b->n, i, size;
+	u32 npages = DIV_ROUND_UP(b->len, PAGE_SIZE), n = b->n, i, off, size;
+	u32 bytes = b->len - b->start, end = offset_in_page(b->len);
 	struct page *pages[SOFTHCA_TXB_PAGES];
-	u32 bytes = b->len;
 	struct sk_buff *skb;
 	int err = -ENOMEM;
 
-	if (!n)
+	if (n < 2) {
+		if (n)
+			softhca_txb_flush_one(sdev, b);
 		return;
+	}
 	/* The pages go with the skb; any beyond stay for the next batch. */
 	memcpy(pages, b->pages, npages * sizeof(pages[0]));
 	memset(b->pages, 0, npages * sizeof(pages[0]));
@@ -311,17 +349,29 @@ void softhca_txb_flush(struct softhca_dev *sdev, struct softhca_txb *b)
 	skb = alloc_skb(SOFTHCA_NET_HEADROOM, GFP_ATOMIC | __GFP_NOWARN);
 	if (!skb) {
 		for (i = 0; i < npages; i++)
-			__free_page(pages[i]);
+			put_page(pages[i]);
+		end = 0;
 		goto out;
 	}
 	skb_reserve(skb, SOFTHCA_NET_HEADROOM);
-	for (i = 0; i < npages; i++) {
-		size = min_t(u32, PAGE_SIZE, bytes - i * PAGE_SIZE);
-		skb_fill_page_desc(skb, i, pages[i], 0, size);
+	for (i = 0, off = b->start; i < npages; i++, off = 0) {
+		size = min_t(u32, PAGE_SIZE, b->len - i * PAGE_SIZE) - off;
+		skb_fill_page_desc(skb, i, pages[i], off, size);
 	}
 	skb->len += bytes;
 	skb->data_len += bytes;
 	skb->truesize += npages * PAGE_SIZE;
+	/*
+	 * The next batch starts in what is left of the last page: a lone
+	 * small packet then costs no page of its own (the kernel may zero
+	 * every page it hands out, init_on_alloc).
+	 */
+	if (end && PAGE_SIZE - end >= SOFTHCA_TXB_REUSE) {
+		get_page(pages[npages - 1]);
+		b->pages[0] = pages[npages - 1];
+	} else {
+		end = 0;
+	}
 
 	if (b->ackreq_last)
 		softhca_txb_ackreq_last(b, pages);
@@ -333,24 +383,23 @@ void softhca_txb_flush(struct softhca_dev *sdev, struct softhca_txb *b)
 		goto out;
 	}
 	softhca_txb_icrcs(b, pages, skb);
-	if (n > 1)
-		softhca_txb_gso(b, skb);
+	softhca_txb_gso(b, skb);
 	err = softhca_net_send(sdev, skb);
 	rcu_read_unlock();
 out:
 	b->n = 0;
-	b->len = 0;
+	b->start = end;
+	b->len = end;
 	if (err) {
 		softhca_count_add(sdev, SOFTHCA_CNT_TX_DROPS, n);
 		return;
 	}
 	softhca_count_add(sdev, SOFTHCA_CNT_TX_PACKETS, n);
 	softhca_count_add(sdev, SOFTHCA_CNT_TX_BYTES, bytes);
-	if (n > 1)
-		softhca_count(sdev, SOFTHCA_CNT_TX_GSO);
+	softhca_count(sdev, SOFTHCA_CNT_TX_GSO);
 }
 
-/* Free what an idle batch keeps (a QP's, when the QP goes). */
+/* Let go of what an idle batch keeps (a QP's, when the QP goes). */
 void softhca_txb_release(struct softhca_txb *b)
 {
 	u32 i;
@@ -358,9 +407,10 @@ void softhca_txb_release(struct softhca_txb *b)
 	WARN_ON_ONCE(b->n);
 	for (i = 0; i < SOFTHCA_TXB_PAGES; i++) {
 		if (b->pages[i])
-			__free_page(b->pages[i]);
+			put_page(b->pages[i]);
 		b->pages[i] = NULL;
 	}
 	b->n = 0;
+	b->start = 0;
 	b->len = 0;
 }
