@@ -70,8 +70,6 @@ int softhca_net_send(struct softhca_dev *sdev, struct sk_buff *skb);
  * @seg: the length of every packet but the last (the GSO size)
  * @last: the last packet's length (less than @seg: nothing may follow)
  * @n: packets written
- * @ackreq_last: clear AckReq on all but the last packet when sending
- *	(an RC requester's: the answer to the last covers them all)
  */
 struct softhca_txb {
 	struct page *pages[SOFTHCA_TXB_PAGES];
@@ -81,7 +79,6 @@ struct softhca_txb {
 	u32 seg;
 	u32 last;
 	u16 n;
-	bool ackreq_last;
 };
 
 struct softhca_roce_fields;

@@ -47,10 +47,10 @@
  * the batch is empty, so a QP's packets leave in PSN order.  A
  * responder's batch lives on its stack for one READ's responses.
  *
- * AckReq (@ackreq_last): a train sets AckReq on each message's last
- * packet; a batch keeps it on its last packet only, so the responder
- * answers the run once, with the PSN of the last, which acknowledges
- * all before it.  A packet lost in between is NAKed for its sequence
+ * AckReq: a train sets AckReq on each message's last packet; a batch
+ * keeps it on its last packet only (a READ's responses carry none), so
+ * the responder answers the run once, with the PSN of the last, which
+ * acknowledges all before it.  A packet lost in between is NAKed for its sequence
  * whatever AckReq says.
  */
 #include <linux/mm.h>
@@ -129,24 +129,11 @@ static int softhca_txb_room(struct softhca_txb *b, u32 len)
 	return 0;
 }
 
-/* Append @len bytes of @src (NULL: zeros) at the batch's end. */
-static void softhca_txb_put(struct softhca_txb *b, const u8 *src, u32 len)
+/* Append @len bytes of @src at the batch's end. */
+static void softhca_txb_put(struct softhca_txb *b, void *src, u32 len)
 {
-	u32 room, n;
-	u8 *p;
-
-	while (len) {
-		p = softhca_txb_at(b->pages, b->len, &room);
-		n = min(len, room);
-		if (src) {
-			memcpy(p, src, n);
-			src += n;
-		} else {
-			memset(p, 0, n);
-		}
-		b->len += n;
-		len -= n;
-	}
+	softhca_txb_bytes(b->pages, b->len, src, len, false);
+	b->len += len;
 }
 
 /* Append @len bytes of payload from @data (which advances). */
@@ -187,7 +174,7 @@ int softhca_txb_add(struct softhca_dev *sdev, struct softhca_txb *b,
 		    const struct softhca_path *path)
 {
 	u32 max = READ_ONCE(softhca_engine.tx_batch);
-	u8 hdr[SOFTHCA_ROCE_MAX_HDRS];
+	u8 hdr[SOFTHCA_ROCE_MAX_HDRS], zero[3 + SOFTHCA_ICRC_LEN] = {};
 	u32 plen;
 	int hdr_len, err;
 
@@ -212,7 +199,7 @@ int softhca_txb_add(struct softhca_dev *sdev, struct softhca_txb *b,
 	if (len)
 		softhca_txb_copy(b, data, len);
 	/* The pad, and the ICRC's place: the flush fills it. */
-	softhca_txb_put(b, NULL, plen - hdr_len - len);
+	softhca_txb_put(b, zero, plen - hdr_len - len);
 	b->last = plen;
 	b->n++;
 	if (b->n >= max)
@@ -373,8 +360,7 @@ void softhca_txb_flush(struct softhca_dev *sdev, struct softhca_txb *b)
 		end = 0;
 	}
 
-	if (b->ackreq_last)
-		softhca_txb_ackreq_last(b, pages);
+	softhca_txb_ackreq_last(b, pages);
 	rcu_read_lock();
 	err = softhca_net_prepare(sdev, skb, &b->path, n);
 	if (err) {

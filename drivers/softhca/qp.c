@@ -200,8 +200,6 @@ static void softhca_qp_init_engine(struct softhca_dev *sdev,
 	spin_lock_init(&qp->wire.tx_lock);
 	INIT_LIST_HEAD(&qp->wire.tx_jobs);
 	INIT_WORK(&qp->wire.tx_work, softhca_wire_rc_tx_work);
-	/* RC: one answer for a batch of a train's messages (net_batch.c). */
-	qp->wire.txb.ackreq_last = true;
 	hrtimer_init(&qp->retry_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
 	qp->retry_timer.function = softhca_req_retry_timer;
 	INIT_WORK(&qp->kflush_work, softhca_kflush_work);
