@@ -33,16 +33,18 @@
  * their fault's stack (fault-injection verbose 2), read back at once
  * from /dev/kmsg; the other attempts print nothing.
  *
- * Time: "rdma link add" has about 1380 sites on the debug kernel, 730
- * of them inside ib_uverbs_add_one(), which never calls the driver;
- * there, one site in FAILNTH_STRIDE (8) is tried, each skip backed by
- * evidence that both ends were inside it (sweep(), TEST(rdma_link_add)),
- * and every other site, the driver's included, is tried.  On the debug
- * kernel under TCG the sweeps took 315 s with every site tried, 162 s
- * sampled (1322 of 1826 sites tried; 225 s for 1345 of 1884 after the
- * RoCEv2 wire came, with two other guests on the two cores).  Since
- * ib_mad makes QP1 on every device (its add is sampled too): 1653
- * sites, 974 tried, 291 s.
+ * Time: "rdma link add" has about 1680 sites on the debug kernel, most
+ * of them ib_core's in code that never calls the driver (its sysfs
+ * groups, ib_uverbs_add_one(), QP1's receive buffers); there one site
+ * in FAILNTH_STRIDE (16) is tried, each skip backed by the stacks of
+ * the faults at both ends (sweep(), link_in_region()), and every other
+ * site, the driver's included, is tried.  On the debug kernel under TCG
+ * the sweeps took 315 s with every site tried; sampled inside
+ * ib_uverbs_add_one() alone (the evidence a missing uverbs node) 162 s
+ * (1038 of 1675 tried); with the stacks' evidence 121 s at stride 8
+ * (707 tried) and 102 s at 16 (581 tried, more than half of them
+ * faults that printed no stack: __GFP_NOWARN allocations, most of them
+ * kmemleak's own, which it absorbs).
  *
  * Environment: SOFTHCA_DEV (a softhca device whose GID 0 is usable),
  * FAILNTH_NETDEV (a free Ethernet netdev for the link-add sweep; that
@@ -227,10 +229,11 @@ struct op {
 	const struct simple *obj;
 	/*
 	 * Sampling (see sweep()): whether the attempt just checked had its
-	 * fault inside @region, a function that never calls the driver and
-	 * runs once per call; NULL: every site is tried.
+	 * fault inside @region: 0 if not, else a key; faults with one key
+	 * were made in one run of code that never calls the driver.  NULL:
+	 * every site is tried.
 	 */
-	int (*in_region)(void);
+	unsigned long (*in_region)(void);
 	const char *region;
 };
 
@@ -261,7 +264,7 @@ struct result {
 static struct result results[40];
 static int nresults;
 static int cap = 200, cap_env;
-static int stride = 8;	/* FAILNTH_STRIDE: sampling (1: none) */
+static int stride = 16;	/* FAILNTH_STRIDE: sampling (1: none) */
 static int trace;	/* FAILNTH_TRACE: a line per attempt */
 static const char *stacks;	/* FAILNTH_STACKS: "op:n,...", "op:*", "*" */
 static FILE *sites_log;		/* FAILNTH_SITES: each attempt's stack */
@@ -499,16 +502,16 @@ TEST(swept_objects_work)
 TEST(rdma_link_add)
 {
 	/*
-	 * Sampled (sweep()): more than half of the sites (730 of 1377 on
-	 * the debug kernel) are ib_uverbs's, in ib_uverbs_add_one(), which
-	 * ib_core calls once per registration and which never calls the
-	 * driver (linux 6.1 uverbs_main.c, uverbs_uapi.c: it tests
-	 * device->ops for presence only; softhca has no driver_def), and
-	 * whose failure ib_core ignores: the device registers without its
-	 * uverbs node, which is how an attempt is known to have had its
-	 * fault in there.  ib_mad's add (its GSI QP, 512 receive buffers
-	 * allocated one by one) is sampled likewise: a fault there leaves
-	 * the device without QP1.  Every other site is tried.
+	 * Sampled (sweep(), link_in_region()): most sites are ib_core's
+	 * own, in code that never calls the driver: the sysfs files of its
+	 * attribute groups (about 670 of 1680 on the debug kernel, most of
+	 * them failing the registration: the driver sees one failed
+	 * ib_register_device() for all), ib_uverbs_add_one() (about 680;
+	 * linux 6.1 uverbs_main.c, uverbs_uapi.c: it tests device->ops for
+	 * presence only, softhca has no driver_def; ib_core ignores its
+	 * failure) and QP1's receive buffers (ib_mad).  Every attempt's
+	 * fault prints its stack, which tells; every site whose stack shows
+	 * the driver, and every other site, is tried.
 	 */
 	static const struct op op_link = {
 		.name = "rdma link add", .prep = link_prep, .call = link_call,
@@ -516,7 +519,7 @@ TEST(rdma_link_add)
 		/* The request's skb (sendmsg) or the ACK (recv). */
 		.also = { ENOBUFS }, .cap = 2000,
 		.in_region = link_in_region,
-		.region = "ib_uverbs_add_one() or ib_mad's add",
+		.region = "ib_core's sysfs groups, uverbs' or ib_mad's add",
 	};
 	const char *name = getenv("SOFTHCA_DEV");
 

@@ -6,7 +6,7 @@
 #ifndef SOFTHCA_SELFTEST_FAILNTH_LINK_H
 #define SOFTHCA_SELFTEST_FAILNTH_LINK_H
 
-static int link_in_uverbs;	/* the fault was in ib_uverbs_add_one() or ib_mad's add */
+static int link_no_node;	/* the attempt's device had no uverbs node */
 
 static int link_exists(void)
 {
@@ -57,7 +57,7 @@ static int link_failed(void)
 {
 	int made = link_exists();
 
-	link_in_uverbs = 0;
+	link_no_node = 0;
 	if (link_err_recv) {
 		/* The reply, not the request, was lost. */
 		link_ack_lost++;
@@ -142,16 +142,37 @@ static int has_uverbs(const char *ibdev)
 	return found;
 }
 
-static int link_in_region(void)
+/*
+ * The parts of a registration sampled (see TEST(rdma_link_add)): runs of
+ * ib_core code that never call the driver, known from the fault's stack
+ * (step_key()).  ib_uverbs_add_one() runs once per registration; an
+ * attribute group's sysfs files (internal_create_group()) and QP1's
+ * receive buffers (ib_mad_post_receive_mads(), whose ib_post_recv()
+ * into softhca allocates nothing) are keyed by their call path, which
+ * is in no loop that also calls the driver: ib_core's loops over ports
+ * are (setup_port() asks the driver for each port's counters), and a
+ * softhca device has one port.  A fault that left the device without
+ * its uverbs node but printed no stack (__GFP_NOWARN) was inside
+ * ib_uverbs_add_one() too: ib_core ignores only a client's failure.
+ */
+static unsigned long link_in_region(void)
 {
-	return link_in_uverbs;
+	unsigned long key = step_key(&fault_stack, "ib_uverbs_add_one", 1);
+
+	if (!key && link_no_node && !fault_stack.n)
+		key = step_key_of("ib_uverbs_add_one");
+	if (!key)
+		key = step_key(&fault_stack, "internal_create_group", 0);
+	if (!key)
+		key = step_key(&fault_stack, "ib_mad_post_receive_mads", 0);
+	return key;
 }
 
 static int link_done(int keep)
 {
 	int bad = 0;
 
-	link_in_uverbs = 0;
+	link_no_node = 0;
 	if (!link_exists()) {
 		printf("# link add succeeded, but no " LINK_NAME "\n");
 		return -1;
@@ -160,14 +181,13 @@ static int link_done(int keep)
 	 * ib_core registers a device even when a client's add fails (the
 	 * error is ignored by design): counted, not failed.  Only
 	 * ib_uverbs_add_one()'s failure leaves the device without its
-	 * uverbs node, only ib_mad's without its GSI QP: the fault was
-	 * inside one of them (the sampling's evidence, see
-	 * TEST(rdma_link_add)).
+	 * uverbs node, only ib_mad's without its GSI QP (link_in_region()
+	 * takes the first as evidence where the fault printed no stack).
 	 */
 	if (!keep && !has_uverbs(LINK_NAME))
-		link_no_uverbs++, link_in_uverbs = 1;
+		link_no_uverbs++, link_no_node = 1;
 	else if (!keep && !has_gsi(LINK_NAME))
-		link_no_gsi++, link_in_uverbs = 1;
+		link_no_gsi++;
 	if (keep)
 		bad = link_use();
 	return bad | link_delete();

@@ -28,6 +28,8 @@ struct fstack {
 	int done;		/* up to "</TASK>" */
 	char inj[24];		/* failslab, fail_page_alloc */
 	char f[MAX_FRAMES][FRAME_LEN];	/* "func" or "func [module]" */
+	/* As printed, "func+0x1f/0x80 [module]": a call site, for step_key() */
+	char raw[MAX_FRAMES][FRAME_LEN];
 };
 
 static int kmsg_fd = -1;
@@ -151,6 +153,9 @@ static void kmsg_read_fault(void)
 			on = 0;
 		} else if (on && st->n < MAX_FRAMES &&
 			   !frame_name(text, st->f[st->n])) {
+			const char *t = text + strspn(text, " ");
+
+			snprintf(st->raw[st->n], FRAME_LEN, "%s", t);
 			st->n++;
 		}
 	}
@@ -209,6 +214,48 @@ static int frames_match(char f[][FRAME_LEN], int n, const char *spec,
 			return 1;
 	}
 	return 0;
+}
+
+/* step_key()'s key of a fault inside @step, a step run once per command. */
+static unsigned long step_key_of(const char *step)
+{
+	unsigned long h = 5381;
+
+	for (; *step; step++)
+		h = h * 33 + (unsigned char)*step;
+	return h ? h : 1;
+}
+
+/*
+ * The fault's place in a step of a call: 0 when the stack does not show
+ * the fault inside function @step with no driver frame inner to it;
+ * else a key (never 0) made of @step and, unless @once, the call sites
+ * of @step and of every call outward (their return addresses).  Two faults with one key were
+ * made in calls of @step from one place on the one path from the
+ * system call: the same call when the path is not in a loop (the
+ * caller's argument, see link_in_region()).  @once: @step runs once
+ * per command; its name is the key.
+ */
+static unsigned long step_key(const struct fstack *st, const char *step,
+			      int once)
+{
+	unsigned long h;
+	const char *c;
+	int i;
+
+	if (!st->done)
+		return 0;
+	for (i = 0; i < st->n && !frame_is(st->f[i], step); i++)
+		if (driver_frame(st->f[i]))
+			return 0;	/* the driver made this allocation */
+	if (i == st->n)
+		return 0;
+	h = step_key_of(step);
+	/* From @step's caller out: where each call was made. */
+	for (i++; !once && i < st->n; i++)
+		for (c = st->raw[i]; *c; c++)
+			h = h * 33 + (unsigned char)*c;
+	return h ? h : 1;
 }
 
 /* FAILNTH_STACKS names this attempt. */

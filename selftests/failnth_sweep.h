@@ -210,8 +210,9 @@ static int attempt(const struct op *op, struct result *r, int n, int *bad)
 		       strerror(err));
 		return -1;
 	}
-	set_verbose(stacks_asked(op->name, n) || sweep_needs_stacks(op->name) ?
-		    2 : verbose_dflt);
+	/* A sampled sweep's evidence is the fault's stack (in_region). */
+	set_verbose(stacks_asked(op->name, n) || sweep_needs_stacks(op->name) ||
+		    op->in_region ? 2 : verbose_dflt);
 	kmsg_skip();
 	arm((unsigned int)n);
 	err = op->call();
@@ -277,11 +278,11 @@ static int attempt(const struct op *op, struct result *r, int n, int *bad)
  * With @op->in_region, sites proven to lie inside @op->region are
  * sampled: after an attempt whose fault was inside it (at a), the next
  * is a + stride; when that one (or one of the next few tried one by
- * one) is inside too, at b, every site between a and b was inside the
- * same run of the region (it runs once per call), none was the
- * driver's, and those not tried are counted as sampled out.  When no
- * site inside is found soon after the landing, or the call ran out of
- * allocations, the skipped sites are all tried after all.
+ * one) is inside too, with a's key, at b, every site between a and b
+ * was inside the same run of code that never calls the driver, and
+ * those not tried are counted as sampled out.  When no such site is
+ * found soon after the landing, or the call ran out of allocations,
+ * the skipped sites are all tried after all.
  */
 static int sweep(const struct op *op)
 {
@@ -291,6 +292,7 @@ static int sweep(const struct op *op)
 	/* Sampling: the last site inside, where the jump from it landed,
 	 * the skipped sites being tried (bt: up to bt_end, then resume). */
 	int anchor = 0, land = 0, bt = 0, bt_end = 0, resume = 0;
+	unsigned long key, anchor_key = 0;
 	double t0 = now();
 
 	if (nresults == (int)(sizeof(results) / sizeof(results[0]))) {
@@ -334,10 +336,11 @@ static int sweep(const struct op *op)
 			}
 			continue;
 		}
-		if (op->in_region && stride > 1 && op->in_region()) {
+		key = op->in_region && stride > 1 ? op->in_region() : 0;
+		if (key && (!land || key == anchor_key)) {
 			if (land)
 				r->skipped += land - anchor - 1;
-			anchor = n;
+			anchor = n, anchor_key = key;
 			land = n = n + stride;
 			continue;
 		}
