@@ -25,7 +25,10 @@
 #
 # WIRE_ROWS (environment): run only these softhca-perf rows, a list of
 # lat, rate and bw, and neither the perftest nor the loss rows (to
-# iterate on one figure); unset: everything.
+# iterate on one figure); unset: everything.  WIRE_PROFILE=PREFIX: each
+# of those rows runs under "perf record -a" (cpu-clock: the guest has no
+# PMU under TCG), its profile in PREFIX.CASE.DEVICE.data and .txt (the
+# figures are then not comparable with a run without it).
 cd "$(dirname "$0")/../.." || exit 1
 . selftests/lib.sh
 out=${1:-build/bench/wire.jsonl}
@@ -142,13 +145,19 @@ perf() {
 			prog=$PI ends="-g $grx -d rxw0 -D rxw1"
 		fi
 		echo "# $name $side: $* $ends" >&2
+		prof=
+		[ -n "${WIRE_PROFILE:-}" ] &&
+			prof="command perf record -q -a -g -e cpu-clock -o $WIRE_PROFILE.$name.$side.data --"
 		# shellcheck disable=SC2086
-		if timeout 300 "$prog" "$@" $ends --json > build/bench/wire.out; then
+		if $prof timeout 300 "$prog" "$@" $ends --json > build/bench/wire.out; then
 			sed "s/^{/{\"case\":\"$name\",\"device\":\"$side\",/" build/bench/wire.out >> "$out"
 		else
 			echo "bench wire: $name on $side failed" >&2
 			wfailed=$((wfailed + 1))
 		fi
+		[ -z "$prof" ] || command perf report -q -i "$WIRE_PROFILE.$name.$side.data" \
+			--no-children --sort sym --stdio -g none --percent-limit 0.5 \
+			> "$WIRE_PROFILE.$name.$side.txt" 2>&1
 	done
 }
 
