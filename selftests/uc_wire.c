@@ -10,6 +10,9 @@
  *
  * -R: an RC QP instead of UC (local ACK timeout 14, 67 ms; retry_cnt 7;
  * rnr_retry 7, min_rnr_timer 1), so that SIZE 0 is allowed too.
+ * -T T (RC): local ACK timeout T instead of 14 (4.096 us << T): a guest
+ * whose vCPUs the host starves (the sanitizer tier's, niced beside the
+ * stock one) can go half a second without running the responder.
  * -W (RC, ping-pong, server): the server posts its first receives 300 ms
  * after both sides are connected, so the client's first SENDs meet RNR
  * NAKs and go again until they are taken.
@@ -81,8 +84,10 @@ struct dest {
 static struct {
 	const char *dev, *host;
 	int gidx, port, iters, stream, lost, rc, dead, rnr, read, atomic;
+	int timeout;
 	uint32_t size, psn;
-} o = { .port = 18800, .size = 64, .iters = 100, .lost = -1, .psn = 0x100 };
+} o = { .port = 18800, .size = 64, .iters = 100, .lost = -1, .psn = 0x100,
+	.timeout = 14 };
 
 static struct ibv_context *ctx;
 static struct ibv_pd *pd;
@@ -247,7 +252,7 @@ static void connect_qp(const struct dest *peer)
 	memset(&a, 0, sizeof(a));
 	a.qp_state = IBV_QPS_RTS;
 	a.sq_psn = o.psn;
-	a.timeout = 14;
+	a.timeout = (uint8_t)o.timeout;
 	a.retry_cnt = 7;
 	a.rnr_retry = 7;
 	a.max_rd_atomic = 1;
@@ -757,7 +762,7 @@ int main(int argc, char **argv)
 	struct dest me = { 0 }, peer;
 	int c, i, s;
 
-	while ((c = getopt(argc, argv, "d:g:p:s:n:P:S:L:REWDA")) != -1) {
+	while ((c = getopt(argc, argv, "d:g:p:s:n:P:S:L:T:REWDA")) != -1) {
 		switch (c) {
 		case 'd': o.dev = optarg; break;
 		case 'g': o.gidx = atoi(optarg); break;
@@ -767,6 +772,7 @@ int main(int argc, char **argv)
 		case 'P': o.psn = (uint32_t)strtoul(optarg, NULL, 0) & 0xffffff; break;
 		case 'S': o.stream = atoi(optarg); break;
 		case 'L': o.lost = atoi(optarg); break;
+		case 'T': o.timeout = atoi(optarg); break;
 		case 'R': o.rc = 1; break;
 		case 'E': o.dead = 1; break;
 		case 'W': o.rnr = 1; break;
