@@ -216,13 +216,19 @@ static int frames_match(char f[][FRAME_LEN], int n, const char *spec,
 	return 0;
 }
 
+/* @h, on over the bytes of @s (djb2). */
+static unsigned long hash_on(unsigned long h, const char *s)
+{
+	for (; *s; s++)
+		h = h * 33 + (unsigned char)*s;
+	return h;
+}
+
 /* step_key()'s key of a fault inside @step, a step run once per command. */
 static unsigned long step_key_of(const char *step)
 {
-	unsigned long h = 5381;
+	unsigned long h = hash_on(5381, step);
 
-	for (; *step; step++)
-		h = h * 33 + (unsigned char)*step;
 	return h ? h : 1;
 }
 
@@ -230,9 +236,9 @@ static unsigned long step_key_of(const char *step)
  * The fault's place in a step of a call: 0 when the stack does not show
  * the fault inside function @step with no driver frame inner to it;
  * else a key (never 0) made of @step and, unless @once, the call sites
- * of @step and of every call outward (their return addresses).  Two faults with one key were
- * made in calls of @step from one place on the one path from the
- * system call: the same call when the path is not in a loop (the
+ * of @step and of every call outward (their return addresses).  Two
+ * faults with one key were made in calls of @step from one place on the
+ * one path from the system call: the same call when the path is not in a loop (the
  * caller's argument, see link_in_region()).  @once: @step runs once
  * per command; its name is the key.
  */
@@ -240,7 +246,6 @@ static unsigned long step_key(const struct fstack *st, const char *step,
 			      int once)
 {
 	unsigned long h;
-	const char *c;
 	int i;
 
 	if (!st->done)
@@ -253,8 +258,7 @@ static unsigned long step_key(const struct fstack *st, const char *step,
 	h = step_key_of(step);
 	/* From @step's caller out: where each call was made. */
 	for (i++; !once && i < st->n; i++)
-		for (c = st->raw[i]; *c; c++)
-			h = h * 33 + (unsigned char)*c;
+		h = hash_on(h, st->raw[i]);
 	return h ? h : 1;
 }
 
