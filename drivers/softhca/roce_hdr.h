@@ -368,9 +368,13 @@ static inline bool softhca_psn_after(u32 a, u32 b)
  * @payload: offset of the payload (the end of the headers)
  * @paylen: payload bytes, pad and ICRC removed
  * @pad: pad bytes between the payload and the ICRC
+ * @skb: (kernel) the received packet, when @bth lies in its linear part
+ *	but the payload may not (softhca_wire_payload()); NULL: the whole
+ *	packet is in one buffer
  *
- * Everything the offsets point at lies inside @len: the accessors below
- * return pointers that may be dereferenced without further checks.
+ * Everything the header offsets point at lies inside @len: the accessors
+ * below return pointers that may be dereferenced without further checks.
+ * So does softhca_pkt_payload() when @skb is NULL.
  */
 struct softhca_roce_pkt {
 	const u8 *bth;
@@ -381,6 +385,9 @@ struct softhca_roce_pkt {
 	u8 xrceth, deth, reth, atmeth, aeth, atmack, immdt, ieth;
 	u16 payload;
 	u32 paylen;
+#ifdef __KERNEL__
+	const struct sk_buff *skb;
+#endif
 };
 
 int softhca_roce_parse(const void *bth, u32 len, struct softhca_roce_pkt *pkt);

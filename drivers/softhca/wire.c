@@ -193,6 +193,71 @@ void softhca_wire_gids(const struct sk_buff *skb, union ib_gid *sgid,
 	}
 }
 
+/**
+ * softhca_wire_payload - bytes of a received skb as a cursor
+ * @skb: the packet (no frag list: softhca_wire_rcv() linearizes those)
+ * @off: where the bytes start, from skb->data
+ * @len: how many (inside the skb)
+ * @pl: out, the segments and a cursor at their start
+ *
+ * Page fragments are read through the kernel's direct map
+ * (skb_frag_address()): softhca is built for 64-bit kernels, which have
+ * no highmem.
+ */
+void softhca_wire_payload(const struct sk_buff *skb, u32 off, u32 len,
+			  struct softhca_wire_payload *pl)
+{
+	const struct skb_shared_info *sh = skb_shinfo(skb);
+	u32 head = skb_headlen(skb), n = 0, i, take;
+
+	if (off < head) {
+		take = min(len, head - off);
+		pl->seg[n++] = (struct softhca_seg){
+			.addr = (uintptr_t)skb->data + off, .len = take,
+		};
+		len -= take;
+		off = 0;
+	} else {
+		off -= head;
+	}
+	for (i = 0; len && i < sh->nr_frags; i++) {
+		const skb_frag_t *f = &sh->frags[i];
+		u32 size = skb_frag_size(f);
+
+		if (off >= size) {
+			off -= size;
+			continue;
+		}
+		take = min(len, size - off);
+		pl->seg[n++] = (struct softhca_seg){
+			.addr = (uintptr_t)skb_frag_address(f) + off,
+			.len = take,
+		};
+		len -= take;
+		off = 0;
+	}
+	WARN_ON_ONCE(len);	/* the parser kept @len inside the skb */
+	softhca_cursor_init(&pl->cur, pl->seg, n);
+}
+
+/* The payload of a parsed packet (@pkt->skb's, or its one buffer's). */
+void softhca_wire_pkt_payload(const struct softhca_roce_pkt *pkt,
+			      struct softhca_wire_payload *pl)
+{
+	const struct sk_buff *skb = pkt->skb;
+
+	if (!skb) {
+		pl->seg[0] = (struct softhca_seg){
+			.addr = (uintptr_t)softhca_pkt_payload(pkt),
+			.len = pkt->paylen,
+		};
+		softhca_cursor_init(&pl->cur, pl->seg, 1);
+		return;
+	}
+	softhca_wire_payload(skb, pkt->bth - skb->data + pkt->payload,
+			     pkt->paylen, pl);
+}
+
 /*
  * A UD datagram from @sgid to @dgid (the packet's addresses) for QP @qpn
  * of @sdev; false: no UD QP by that number.
@@ -204,13 +269,9 @@ static bool softhca_wire_ud_to(struct softhca_dev *sdev, u32 qpn,
 {
 	const struct softhca_deth *deth = softhca_pkt_deth(pkt);
 	const struct softhca_immdt *immdt = softhca_pkt_immdt(pkt);
-	struct softhca_seg seg = {
-		.addr = (uintptr_t)softhca_pkt_payload(pkt),
-		.len = pkt->paylen,
-	};
+	struct softhca_wire_payload pl;
 	struct softhca_dest dest = {};
 	struct softhca_msg msg = {};
-	struct softhca_cursor src;
 	struct softhca_qp *qp;
 
 	qp = softhca_qp_get(sdev, qpn);
@@ -227,7 +288,7 @@ static bool softhca_wire_ud_to(struct softhca_dev *sdev, u32 qpn,
 	dest.sgid = *sgid;
 	dest.dgid = *dgid;
 
-	softhca_cursor_init(&src, &seg, 1);
+	softhca_wire_pkt_payload(pkt, &pl);
 	msg.src_qpn = softhca_deth_sqp(deth);
 	msg.src_qpt = IB_QPT_UD;
 	msg.opcode = immdt ? IB_UVERBS_WR_SEND_WITH_IMM : IB_UVERBS_WR_SEND;
@@ -238,7 +299,7 @@ static bool softhca_wire_ud_to(struct softhca_dev *sdev, u32 qpn,
 	msg.qkey = dest.qkey;
 	msg.len = pkt->paylen;
 	msg.total = pkt->paylen;
-	msg.data = &src;
+	msg.data = &pl.cur;
 	softhca_resp_deliver(&dest, &msg);
 	softhca_mr_cache_drop(&dest.mr_cache);
 	if (msg.peer_err)
@@ -316,9 +377,16 @@ void softhca_wire_rcv(struct softhca_dev *sdev, struct sk_buff *skb)
 	struct softhca_roce_pkt pkt;
 	int err;
 
-	if (skb_linearize(skb) ||
+	/*
+	 * The headers linear, the payload where it is (page fragments of a
+	 * batch's segment are copied from directly); a frag list (not made
+	 * by softhca's senders or rxe's) is linearized.
+	 */
+	if ((skb_has_frag_list(skb) && skb_linearize(skb)) ||
+	    !pskb_may_pull(skb, min_t(u32, skb->len, SOFTHCA_ROCE_MAX_HDRS)) ||
 	    softhca_roce_parse(skb->data, skb->len, &pkt))
 		goto drop;
+	pkt.skb = skb;
 	err = softhca_icrc_check_skb(skb);
 	if (err) {
 		if (err == -EBADMSG)

@@ -83,6 +83,18 @@ static inline enum ib_qp_type softhca_wire_peer_qpt(enum ib_qp_type t)
 	return t == IB_QPT_XRC_TGT ? IB_QPT_XRC_INI : t;
 }
 
+/*
+ * A received packet's payload as segments of kernel memory: what follows
+ * the headers in the linear part, then the page fragments.  A batch the
+ * sender's GSO cut into packets arrives as fragments of its pages:
+ * copying from them spares skb_linearize() (an allocation and a copy of
+ * every such packet).  Up to one segment per fragment, and the head's.
+ */
+struct softhca_wire_payload {
+	struct softhca_seg seg[MAX_SKB_FRAGS + 1];
+	struct softhca_cursor cur;
+};
+
 /* wire.c */
 int softhca_wire_xmit(struct softhca_dev *sdev,
 		      const struct softhca_roce_fields *f,
@@ -90,6 +102,10 @@ int softhca_wire_xmit(struct softhca_dev *sdev,
 		      const struct softhca_path *path);
 void softhca_wire_gids(const struct sk_buff *skb, union ib_gid *sgid,
 		       union ib_gid *dgid);
+void softhca_wire_payload(const struct sk_buff *skb, u32 off, u32 len,
+			  struct softhca_wire_payload *pl);
+void softhca_wire_pkt_payload(const struct softhca_roce_pkt *pkt,
+			      struct softhca_wire_payload *pl);
 
 /* wire_conn.c */
 enum softhca_ack softhca_wire_send_uc(struct softhca_qp *qp,

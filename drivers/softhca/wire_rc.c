@@ -133,10 +133,14 @@ static void softhca_wire_rc_read_copy(struct sk_buff_head *q,
 	struct sk_buff *skb;
 
 	while ((skb = __skb_dequeue(q))) {
-		if (copy)
-			softhca_copy_from_kernel(msg->data, skb->data +
-						 softhca_rd_cb(skb)->off,
-						 softhca_rd_cb(skb)->len);
+		if (copy) {
+			struct softhca_wire_payload pl;
+
+			softhca_wire_payload(skb, softhca_rd_cb(skb)->off,
+					     softhca_rd_cb(skb)->len, &pl);
+			softhca_copy(msg->data, &pl.cur,
+				     softhca_rd_cb(skb)->len);
+		}
 		consume_skb(skb);
 	}
 }
@@ -571,7 +575,7 @@ void softhca_wire_rcv_read_resp(struct softhca_dev *sdev, struct sk_buff *skb,
 	switch (v) {
 	case SOFTHCA_RC_RD_TAKE:
 	case SOFTHCA_RC_RD_DONE:
-		softhca_rd_cb(skb)->off = softhca_pkt_payload(pkt) - skb->data;
+		softhca_rd_cb(skb)->off = pkt->bth - skb->data + pkt->payload;
 		softhca_rd_cb(skb)->len = pkt->paylen;
 		__skb_queue_tail(&w->rd_q, skb_get(skb));
 		w->rd_next = softhca_psn_add(w->rd_next, 1);

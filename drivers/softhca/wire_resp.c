@@ -226,10 +226,6 @@ bool softhca_wire_deliver(struct softhca_dev *sdev, struct softhca_qp *qp,
 	const struct softhca_immdt *immdt = softhca_pkt_immdt(pkt);
 	const struct softhca_ieth *ieth = softhca_pkt_ieth(pkt);
 	const struct softhca_bth *bth = softhca_pkt_bth(pkt);
-	struct softhca_seg seg = {
-		.addr = (uintptr_t)softhca_pkt_payload(pkt),
-		.len = pkt->paylen,
-	};
 	struct softhca_dest dest = {
 		.qp = qp,
 		.sdev = sdev,
@@ -237,7 +233,7 @@ bool softhca_wire_deliver(struct softhca_dev *sdev, struct softhca_qp *qp,
 		.qpn = qp->ibqp.qp_num,
 	};
 	const struct softhca_xrceth *xrceth = softhca_pkt_xrceth(pkt);
-	struct softhca_cursor src;
+	struct softhca_wire_payload pl;
 
 	msg->src_qpn = READ_ONCE(qp->attr.dest_qp_num);
 	msg->src_qpt = softhca_wire_peer_qpt(qp->ibqp.qp_type);
@@ -264,8 +260,8 @@ bool softhca_wire_deliver(struct softhca_dev *sdev, struct softhca_qp *qp,
 		msg->opcode = immdt ? IB_UVERBS_WR_SEND_WITH_IMM :
 				      IB_UVERBS_WR_SEND;
 	}
-	softhca_cursor_init(&src, &seg, 1);
-	msg->data = &src;
+	softhca_wire_pkt_payload(pkt, &pl);
+	msg->data = &pl.cur;
 	*ack = softhca_resp_deliver(&dest, msg);
 	msg->data = NULL;
 	softhca_mr_cache_drop(&dest.mr_cache);
