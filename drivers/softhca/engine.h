@@ -360,6 +360,7 @@ struct softhca_engine_params {
 	unsigned int contended_us; /* CPU shared this long: yield (0: never) */
 	unsigned int qp_budget;	/* WQEs per QP per visit */
 	unsigned int chunk;	/* bytes per chunk of a long message */
+	unsigned int wire_pkts;	/* path-MTU packets per chunk on the wire */
 	unsigned int tx_batch;	/* packets per GSO skb (net_batch.c), 1: none */
 };
 

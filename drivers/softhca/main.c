@@ -13,6 +13,7 @@
 
 #include "engine.h"
 #include "net.h"
+#include "wire_seq.h"
 
 struct softhca_limits softhca_limits = {
 	.max_pd = 65536,
@@ -36,6 +37,7 @@ struct softhca_engine_params softhca_engine = {
 	.contended_us = 2000,
 	.qp_budget = 16,
 	.chunk = 65536,
+	.wire_pkts = 256,
 	.tx_batch = 64,
 };
 
@@ -144,6 +146,10 @@ static struct softhca_limit_param softhca_lp_chunk = {
 	.val = &softhca_engine.chunk, .min = 4096, .max = 16 << 20,
 };
 
+static struct softhca_limit_param softhca_lp_wire_pkts = {
+	.val = &softhca_engine.wire_pkts, .min = 1, .max = SOFTHCA_SEQ_CHUNK_PKTS,
+};
+
 static struct softhca_limit_param softhca_lp_tx_batch = {
 	.val = &softhca_engine.tx_batch, .min = 1, .max = 64,
 };
@@ -160,6 +166,8 @@ module_param_cb(qp_budget, &softhca_limit_ops, &softhca_lp_qp_budget, 0644);
 MODULE_PARM_DESC(qp_budget, "steps per QP per poller visit (a work request, or 16 KiB of a long message), default 16 (1..4096)");
 module_param_cb(chunk_bytes, &softhca_limit_ops, &softhca_lp_chunk, 0644);
 MODULE_PARM_DESC(chunk_bytes, "bytes of a long message moved per step, default 65536 (4096..16777216)");
+module_param_cb(wire_chunk_pkts, &softhca_limit_ops, &softhca_lp_wire_pkts, 0644);
+MODULE_PARM_DESC(wire_chunk_pkts, "path-MTU packets of a long message sent per step on the wire (RC: answered by one ACK), default 256 (1..512)");
 module_param_cb(tx_batch, &softhca_limit_ops, &softhca_lp_tx_batch, 0644);
 MODULE_PARM_DESC(tx_batch, "RoCEv2 packets to one peer sent as one UDP GSO skb, default 64 (1..64; 1: each alone, for a NIC whose UDP segmentation numbers IPv4 IDs unlike Linux)");
 

@@ -424,13 +424,16 @@ static int softhca_req_chunk(struct softhca_qp *qp, struct softhca_req_out *out)
 	softhca_cursor_skip(&local, qp->req.done);
 
 	/*
-	 * On the wire, whole packets: a chunk ends on a path MTU.  An RC
-	 * chunk in flight keeps its size until answered (the module
-	 * parameter may change meanwhile).
+	 * On the wire, whole packets: a chunk is wire_chunk_pkts path-MTU
+	 * packets, longer than a same-host one (chunk_bytes) because an RC
+	 * chunk waits a round trip for its ACK (256 x 1 KiB: 1.3x the bytes
+	 * per second of 64).  An RC chunk in flight keeps its size until
+	 * answered (the module parameters may change meanwhile).
 	 */
 	chunk = softhca_engine.chunk;
 	if (dest->tp == &softhca_wire && qp->ibqp.qp_type != IB_QPT_UD)
-		chunk = softhca_seq_chunk(chunk, qp->wire.mtu);
+		chunk = softhca_seq_chunk(READ_ONCE(softhca_engine.wire_pkts),
+					  qp->wire.mtu);
 	if (qp->req.wire_chunk)
 		chunk = qp->req.wire_chunk;
 	chunk = min_t(u64, qp->req.len - qp->req.done, chunk);

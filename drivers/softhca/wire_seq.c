@@ -82,16 +82,14 @@ u32 softhca_seq_npkts(u64 len, u32 mtu)
 }
 
 /*
- * The requester's chunk (the part of a message one step sends) as a
- * whole number of packets, so that every packet but a message's last
- * is a full MTU however the message is cut into chunks.  @mtu 0 (a
- * transport without packets): @chunk unchanged.
+ * The requester's chunk on the wire (the part of a message one step
+ * sends): @pkts path-MTU packets, clamped to 1..SOFTHCA_SEQ_CHUNK_PKTS,
+ * so that every packet but a message's last is a full MTU however the
+ * message is cut into chunks.
  */
-u32 softhca_seq_chunk(u32 chunk, u32 mtu)
+u32 softhca_seq_chunk(u32 pkts, u32 mtu)
 {
-	if (!mtu)
-		return chunk;
-	return max(rounddown(chunk, mtu), mtu);
+	return clamp_t(u32, pkts, 1, SOFTHCA_SEQ_CHUNK_PKTS) * mtu;
 }
 
 /* Payload a packet may carry: FIRST and MIDDLE exactly one MTU. */

@@ -47,7 +47,14 @@ enum softhca_seq_verdict {
 
 int softhca_seq_opcode(u8 tp, u8 wr_opcode, bool first, bool last);
 u32 softhca_seq_npkts(u64 len, u32 mtu);
-u32 softhca_seq_chunk(u32 chunk, u32 mtu);
+/*
+ * Packets of one RC chunk in flight at most: a chunk leaves in one go and
+ * lands in the receiving CPU's backlog (netdev_max_backlog, 1000 by
+ * default) before the responder's softirq takes it, so well under that.
+ */
+#define SOFTHCA_SEQ_CHUNK_PKTS	512
+
+u32 softhca_seq_chunk(u32 pkts, u32 mtu);
 bool softhca_seq_paylen_ok(u32 mask, u32 paylen, u32 mtu);
 void softhca_seq_rx_reset(struct softhca_seq_rx *s, u32 psn);
 enum softhca_seq_verdict softhca_seq_rx_step(struct softhca_seq_rx *s,

@@ -91,13 +91,12 @@ static void packet_counts_and_chunks(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, softhca_seq_npkts(16384, MTU), 16U);
 	KUNIT_EXPECT_EQ(test, softhca_seq_npkts(1ULL << 31, 256), 1U << 23);
 
-	/* Chunks end on a packet boundary, whatever chunk_bytes says. */
-	KUNIT_EXPECT_EQ(test, softhca_seq_chunk(65536, MTU), 65536U);
-	KUNIT_EXPECT_EQ(test, softhca_seq_chunk(10000, MTU), 9216U);
-	KUNIT_EXPECT_EQ(test, softhca_seq_chunk(10000, 4096), 8192U);
-	KUNIT_EXPECT_EQ(test, softhca_seq_chunk(4096, 4096), 4096U);
-	KUNIT_EXPECT_EQ(test, softhca_seq_chunk(1000, 4096), 4096U);
-	KUNIT_EXPECT_EQ(test, softhca_seq_chunk(10000, 0), 10000U);
+	/* Chunks are whole packets, 1..SOFTHCA_SEQ_CHUNK_PKTS of them. */
+	KUNIT_EXPECT_EQ(test, softhca_seq_chunk(256, MTU), 256U * MTU);
+	KUNIT_EXPECT_EQ(test, softhca_seq_chunk(1, 4096), 4096U);
+	KUNIT_EXPECT_EQ(test, softhca_seq_chunk(0, 4096), 4096U);
+	KUNIT_EXPECT_EQ(test, softhca_seq_chunk(512, 4096), 2U << 20);
+	KUNIT_EXPECT_EQ(test, softhca_seq_chunk(100000, 256), 512U * 256);
 }
 
 static void payload_lengths(struct kunit *test)
