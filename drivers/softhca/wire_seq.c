@@ -85,7 +85,7 @@ u32 softhca_seq_npkts(u64 len, u32 mtu)
  * The requester's chunk on the wire (the part of a message one step
  * sends): @pkts path-MTU packets, clamped to 1..SOFTHCA_SEQ_CHUNK_PKTS,
  * so that every packet but a message's last is a full MTU however the
- * message is cut into chunks.
+ * message is cut into chunks.  @mtu: a connected QP's path MTU, never 0.
  */
 u32 softhca_seq_chunk(u32 pkts, u32 mtu)
 {
