@@ -119,6 +119,26 @@ concurrent_add_same_netdev() {
 	no_softhca_devices
 }
 
+# The host's poller threads (engine.c): `pollers` of them, named
+# softhca/N, shared by every device: made with the first device,
+# stopped with the last.
+count_pollers() { cat /proc/[0-9]*/comm 2>/dev/null | grep -cx 'softhca/[0-9]*'; }
+
+pollers_shared() {
+	want=$(cat /sys/module/softhca/parameters/pollers) || return 1
+	[ "$(count_pollers)" = 0 ] || { echo "$(count_pollers) pollers before any device"; return 1; }
+	rdma link add sh0 type softhca netdev sv0 || return 1
+	rdma link add sh1 type softhca netdev sv1 || return 1
+	n=$(count_pollers)
+	[ "$n" = "$want" ] || { echo "$n pollers with two devices, want $want"; return 1; }
+	rdma link delete sh0 || return 1
+	n=$(count_pollers)
+	[ "$n" = "$want" ] || { echo "$n pollers with one device left, want $want"; return 1; }
+	rdma link delete sh1 || return 1
+	n=$(count_pollers)
+	[ "$n" = 0 ] || { echo "$n pollers left after the last device"; return 1; }
+}
+
 modprobe softhca
 veth_up sv0 sv1
 ip link add link sv1 name sv1.5 type vlan id 5
@@ -129,5 +149,6 @@ t errors_tool errors_tool
 t errors_iproute2 errors_iproute2
 t other_drivers_untouched other_drivers_untouched
 t concurrent_add_same_netdev concurrent_add_same_netdev
+t pollers_shared pollers_shared
 cleanup_all
 tap_done

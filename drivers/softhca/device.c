@@ -119,7 +119,7 @@ int softhca_newlink(const char *ibdev_name, struct net_device *ndev)
 	err = softhca_counters_init(sdev);
 	if (err)
 		goto err_dealloc;
-	err = softhca_engine_start(sdev, ibdev_name);
+	err = softhca_engine_start(sdev);
 	if (err)
 		goto err_dealloc;
 

@@ -11,9 +11,9 @@
  *    cost tens of microseconds), and then hands the QP to its poller so
  *    that the next posts need no system call.
  *
- *  - The poller: a kernel thread per device (softhca_engine.pollers of
- *    them, QPs spread by number) with a private list of the QPs it
- *    watches.  Only QPs handed to it are on that list, so a pass costs
+ *  - The poller: a kernel thread (softhca_engine.pollers of them for
+ *    the whole host, shared by every device, QPs spread by number) with
+ *    a private list of the QPs it watches.  Only QPs handed to it are on that list, so a pass costs
  *    nothing for idle QPs.  Each pass gives each QP a budget
  *    (softhca_engine.qp_budget steps: a WQE, or 16 KiB of a long
  *    message, per step).  A QP with no work for its idle budget
@@ -614,40 +614,67 @@ static int softhca_poller_fn(void *arg)
 		 */
 		cond_resched();
 	}
-	/* Every QP of the device is destroyed before its pollers stop. */
+	/* Every QP of every device is destroyed before the pollers stop. */
 	softhca_poller_release_all(p);
 	WARN_ON(!list_empty(&p->active));
 	return 0;
 }
 
-/**
- * softhca_engine_start - create the device's poller threads
- * @sdev: the device
- * @name: the device name, for the threads' names
+/*
+ * The host's pollers.  One set of threads serves every softhca device,
+ * as io_uring's rings can share one SQPOLL thread (IORING_SETUP_ATTACH_WQ):
+ * with a set per device, two devices' pollers and the one process that
+ * drives a QP on each (the wire bench's softhca <-> softhca pair, two
+ * hosts' worth of devices on one) were three threads spinning on two
+ * CPUs, each poller finding its CPU contended by the other.  The set is
+ * made with the first device and stopped with the last, under
+ * softhca_pool_lock; QPs are spread over it by number (qp.c).
  */
-int softhca_engine_start(struct softhca_dev *sdev, const char *name)
+static DEFINE_MUTEX(softhca_pool_lock);
+static struct softhca_poller *softhca_pool;
+static unsigned int softhca_pool_n;	/* threads made (stop frees these) */
+static unsigned int softhca_pool_users;	/* devices started */
+
+/* Stop the pool's threads; every QP is gone, so their lists are empty. */
+static void softhca_pool_destroy(void)
+{
+	unsigned int i;
+
+	lockdep_assert_held(&softhca_pool_lock);
+	for (i = 0; i < softhca_pool_n; i++) {
+		if (softhca_pool[i].task)
+			kthread_stop(softhca_pool[i].task);
+		free_cpumask_var(softhca_pool[i].home);
+		free_cpumask_var(softhca_pool[i].elsewhere);
+	}
+	kfree(softhca_pool);
+	softhca_pool = NULL;
+	softhca_pool_n = 0;
+}
+
+static int softhca_pool_create(void)
 {
 	unsigned int i, n = softhca_engine.pollers;
 	struct softhca_poller *p;
 	int cpu, err;
 
-	sdev->pollers = kcalloc(n, sizeof(*sdev->pollers), GFP_KERNEL);
-	if (!sdev->pollers)
+	lockdep_assert_held(&softhca_pool_lock);
+	softhca_pool = kcalloc(n, sizeof(*softhca_pool), GFP_KERNEL);
+	if (!softhca_pool)
 		return -ENOMEM;
 	for (i = 0; i < n; i++) {
-		p = &sdev->pollers[i];
+		p = &softhca_pool[i];
 		spin_lock_init(&p->lock);
 		INIT_LIST_HEAD(&p->queue);
 		INIT_LIST_HEAD(&p->active);
-		/* Counted before anything can fail: stop frees the masks. */
-		sdev->npollers = i + 1;
+		/* Counted before anything can fail: destroy frees the masks. */
+		softhca_pool_n = i + 1;
 		if (!zalloc_cpumask_var(&p->home, GFP_KERNEL) ||
 		    !zalloc_cpumask_var(&p->elsewhere, GFP_KERNEL)) {
 			err = -ENOMEM;
 			goto fail;
 		}
-		p->task = kthread_create(softhca_poller_fn, p, "softhca/%s:%u",
-					 name, i);
+		p->task = kthread_create(softhca_poller_fn, p, "softhca/%u", i);
 		if (IS_ERR(p->task)) {
 			err = PTR_ERR(p->task);
 			p->task = NULL;
@@ -666,22 +693,46 @@ int softhca_engine_start(struct softhca_dev *sdev, const char *name)
 	return 0;
 
 fail:
-	softhca_engine_stop(sdev);
+	softhca_pool_destroy();
 	return err;
 }
 
-/* Stop the pollers; every QP is gone, so their lists are empty. */
+/**
+ * softhca_engine_start - a device's pollers: the host's, made if none yet
+ * @sdev: the device
+ *
+ * Context: process.  Return: 0 or a negative errno (nothing to undo).
+ */
+int softhca_engine_start(struct softhca_dev *sdev)
+{
+	int err = 0;
+
+	mutex_lock(&softhca_pool_lock);
+	if (!softhca_pool_users)
+		err = softhca_pool_create();
+	if (!err) {
+		softhca_pool_users++;
+		sdev->pollers = softhca_pool;
+		sdev->npollers = softhca_pool_n;
+	}
+	mutex_unlock(&softhca_pool_lock);
+	return err;
+}
+
+/**
+ * softhca_engine_stop - a device lets go of the pollers; the last one stops them
+ * @sdev: the device, every QP of it destroyed (none is on a poller's list)
+ *
+ * Context: process.  Nothing happens for a device not started.
+ */
 void softhca_engine_stop(struct softhca_dev *sdev)
 {
-	unsigned int i;
-
-	for (i = 0; i < sdev->npollers; i++) {
-		if (sdev->pollers[i].task)
-			kthread_stop(sdev->pollers[i].task);
-		free_cpumask_var(sdev->pollers[i].home);
-		free_cpumask_var(sdev->pollers[i].elsewhere);
-	}
-	kfree(sdev->pollers);
+	if (!sdev->pollers)
+		return;
+	mutex_lock(&softhca_pool_lock);
+	if (!--softhca_pool_users)
+		softhca_pool_destroy();
+	mutex_unlock(&softhca_pool_lock);
 	sdev->pollers = NULL;
 	sdev->npollers = 0;
 }

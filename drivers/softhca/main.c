@@ -155,9 +155,9 @@ static struct softhca_limit_param softhca_lp_tx_batch = {
 };
 
 module_param_cb(pollers, &softhca_limit_ops, &softhca_lp_pollers, 0444);
-MODULE_PARM_DESC(pollers, "poller threads per device, default 1 (1..64); QPs are spread over them by number");
+MODULE_PARM_DESC(pollers, "poller threads of the host, shared by every softhca device, default 1 (1..64); QPs are spread over them by number");
 module_param_named(poller_cpu, softhca_engine.poller_cpu, int, 0444);
-MODULE_PARM_DESC(poller_cpu, "bind poller i of each device to CPU poller_cpu + i, default -1 (no binding)");
+MODULE_PARM_DESC(poller_cpu, "bind poller i to CPU poller_cpu + i, default -1 (no binding)");
 module_param_cb(poll_idle_us, &softhca_limit_ops, &softhca_lp_idle_us, 0644);
 MODULE_PARM_DESC(poll_idle_us, "microseconds a poller keeps watching a QP without work before it hands it back to the doorbell, default 200 (0..1000000); doubled per QP, up to 64 times, while its releases prove premature");
 module_param_cb(poll_contended_us, &softhca_limit_ops, &softhca_lp_contended_us, 0644);

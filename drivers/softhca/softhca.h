@@ -159,7 +159,7 @@ struct softhca_dev {
 	u32 next_mr;
 	u32 next_mw;
 	atomic_t key_gen;
-	struct softhca_poller *pollers;
+	struct softhca_poller *pollers;	/* the host's (engine.c) */
 	unsigned int npollers;
 	struct softhca_counters __percpu *counters;	/* counters.h */
 	struct softhca_net __rcu *net;	/* net.c: on the wire (NULL: not) */
@@ -170,8 +170,7 @@ struct softhca_dev {
 };
 
 /**
- * struct softhca_poller - one poller thread (engine.c)
- * @sdev: its device
+ * struct softhca_poller - one poller thread (engine.c), shared by the devices
  * @task: the thread
  * @lock: protects @queue, @sleeping and every QP's poll_state
  * @queue: QPs handed over and not yet adopted (qp->poll_node)
@@ -188,7 +187,6 @@ struct softhca_dev {
  * @home: the CPUs it may run on (unbound), @elsewhere: scratch mask
  */
 struct softhca_poller {
-	struct softhca_dev *sdev;
 	struct task_struct *task;
 	spinlock_t lock;	/* see above */
 	struct list_head queue;
@@ -849,7 +847,7 @@ static inline void softhca_qp_put(struct softhca_qp *qp)
 void softhca_engine_kick(struct softhca_qp *qp);
 void softhca_engine_detach(struct softhca_qp *qp);
 void softhca_engine_doorbell(struct softhca_qp *qp);
-int softhca_engine_start(struct softhca_dev *sdev, const char *name);
+int softhca_engine_start(struct softhca_dev *sdev);
 void softhca_engine_stop(struct softhca_dev *sdev);
 
 /* srq.c */

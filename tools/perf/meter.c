@@ -17,7 +17,7 @@
  *
  * CPU: this process's CPU clock; every kernel thread's run time from
  * /proc/PID/schedstat (kernel threads are the ones with PF_KTHREAD), and
- * among them softhca's pollers (named "softhca/DEV:N").
+ * among them softhca's pollers (named "softhca/N").
  */
 #include <dirent.h>
 #include <errno.h>
