@@ -54,6 +54,7 @@ struct end {
 static const char *dev_i, *dev_r;	/* initiators', receivers' device */
 static int gid_index;			/* SOFTHCA_GID_INDEX */
 static int xrc_wire;			/* XRC_WIRE: across the wire */
+static int ack_timeout = 14;		/* XRC_ACK_TIMEOUT: 4.096 us << it */
 
 static int end_open(struct end *e, const char *name)
 {
@@ -222,7 +223,7 @@ static int ini_up(struct ibv_qp *qp, uint32_t tgt_qpn,
 		return -1;
 	memset(&a, 0, sizeof(a));
 	a.qp_state = IBV_QPS_RTS;
-	a.timeout = 14;
+	a.timeout = ack_timeout;
 	a.retry_cnt = 7;
 	a.rnr_retry = 7;
 	a.max_rd_atomic = 4;
@@ -831,6 +832,8 @@ int main(void)
 	if (getenv("SOFTHCA_GID_INDEX"))
 		gid_index = atoi(getenv("SOFTHCA_GID_INDEX"));
 	xrc_wire = !!getenv("XRC_WIRE");
+	if (getenv("XRC_ACK_TIMEOUT"))
+		ack_timeout = atoi(getenv("XRC_ACK_TIMEOUT"));
 	if (!dev_i) {
 		printf("1..0 # SKIP SOFTHCA_DEV not set\n");
 		return 0;
