@@ -13,12 +13,12 @@
  *
  *  - The poller: a kernel thread (softhca_engine.pollers of them for
  *    the whole host, shared by every device, QPs spread by number) with
- *    a private list of the QPs it watches.  Only QPs handed to it are on that list, so a pass costs
- *    nothing for idle QPs.  Each pass gives each QP a budget
- *    (softhca_engine.qp_budget steps: a WQE, or 16 KiB of a long
- *    message, per step).  A QP with no work for its idle budget
- *    (softhca_engine.idle_us, doubled per QP while releases prove
- *    premature, see softhca_engine_adapt_idle()) is given back: the
+ *    a private list of the QPs it watches.  Only QPs handed to it are
+ *    on that list, so a pass costs nothing for idle QPs.  Each pass
+ *    gives each QP a budget (softhca_engine.qp_budget steps: a WQE, or
+ *    16 KiB of a long message, per step).  A QP with no work for its
+ *    idle budget (softhca_engine.idle_us, doubled per QP while releases
+ *    prove premature, see softhca_engine_adapt_idle()) is given back: the
  *    poller sets NEED_WAKEUP in its ring, issues a full barrier and
  *    looks at the producer index once more.  That barrier pairs with the
  *    library's full barrier between publishing prod and reading flags
@@ -720,7 +720,7 @@ int softhca_engine_start(struct softhca_dev *sdev)
 }
 
 /**
- * softhca_engine_stop - a device lets go of the pollers; the last one stops them
+ * softhca_engine_stop - a device lets go of the pollers (the last stops them)
  * @sdev: the device, every QP of it destroyed (none is on a poller's list)
  *
  * Context: process.  Nothing happens for a device not started.

@@ -22,7 +22,10 @@
  * own packets would come back over lo, where no device takes them.
  *
  * Every registered softhca device is in softhca_dev_xa under its ib_core
- * index.  Lookups take the xarray lock and then the device's
+ * index.  Its lock is taken with IRQs off everywhere: lookups run under
+ * a send queue's lock, which the receive softirq takes too, and from
+ * any context (lockdep saw newlink's plain xa_store() under that order
+ * in the fuzzer).  Lookups take the xarray lock and then the device's
  * registration reference (ib_device_try_get), which fails once
  * unregistration has begun; the entry is erased in dealloc_driver,
  * before the device's memory can go.
@@ -41,24 +44,26 @@ MODULE_PARM_DESC(same_host, "devices whose netdevs share a network namespace tal
 
 void softhca_devs_index_add(struct softhca_dev *sdev)
 {
-	xa_store(&softhca_dev_xa, sdev->ibdev.index, sdev, GFP_KERNEL);
+	xa_store_irq(&softhca_dev_xa, sdev->ibdev.index, sdev, GFP_KERNEL);
 }
 
 void softhca_devs_index_del(struct softhca_dev *sdev)
 {
-	xa_cmpxchg(&softhca_dev_xa, sdev->ibdev.index, sdev, NULL, GFP_KERNEL);
+	xa_cmpxchg_irq(&softhca_dev_xa, sdev->ibdev.index, sdev, NULL,
+		       GFP_KERNEL);
 }
 
 /* A device by index, with its registration held; NULL if gone. */
 static struct softhca_dev *softhca_dev_get(unsigned long index)
 {
 	struct softhca_dev *sdev;
+	unsigned long flags;
 
-	xa_lock(&softhca_dev_xa);
+	xa_lock_irqsave(&softhca_dev_xa, flags);
 	sdev = xa_load(&softhca_dev_xa, index);
 	if (sdev && !ib_device_try_get(&sdev->ibdev))
 		sdev = NULL;
-	xa_unlock(&softhca_dev_xa);
+	xa_unlock_irqrestore(&softhca_dev_xa, flags);
 	return sdev;
 }
 
@@ -78,14 +83,14 @@ u32 softhca_dev_by_gid(const union ib_gid *gid, const struct softhca_dev *from)
 	bool same_host = READ_ONCE(softhca_same_host);
 	const struct ib_gid_attr *attr;
 	struct softhca_dev *sdev;
-	unsigned long index = 0;
+	unsigned long index = 0, flags;
 
 	for (;; index++) {
-		xa_lock(&softhca_dev_xa);
+		xa_lock_irqsave(&softhca_dev_xa, flags);
 		sdev = xa_find(&softhca_dev_xa, &index, ULONG_MAX, XA_PRESENT);
 		if (sdev && !ib_device_try_get(&sdev->ibdev))
 			sdev = ERR_PTR(-ENODEV);	/* going away: skip */
-		xa_unlock(&softhca_dev_xa);
+		xa_unlock_irqrestore(&softhca_dev_xa, flags);
 		if (!sdev)
 			return 0;
 		if (IS_ERR(sdev))
