@@ -429,12 +429,12 @@ static int softhca_req_chunk(struct softhca_qp *qp, struct softhca_req_out *out)
 	 * chunk waits a round trip for its ACK (256 x 1 KiB: 1.3x the bytes
 	 * per second of 64).  An RC chunk in flight keeps its size until
 	 * answered (the module parameters may change meanwhile).  Only a
-	 * connected QP has a path MTU (RTR): a UD or GSI message is one
-	 * packet of at most the port's MTU and goes whole.
+	 * connected QP has a path MTU (RTR; softhca_wire_qp_modify() skips
+	 * UD and GSI): a UD or GSI message is one packet of at most the
+	 * port's MTU and goes whole.
 	 */
 	chunk = softhca_engine.chunk;
-	if (dest->tp == &softhca_wire && qp->wire.mtu &&
-	    qp->ibqp.qp_type != IB_QPT_UD && qp->ibqp.qp_type != IB_QPT_GSI)
+	if (dest->tp == &softhca_wire && qp->wire.mtu)
 		chunk = softhca_seq_chunk(READ_ONCE(softhca_engine.wire_pkts),
 					  qp->wire.mtu);
 	if (qp->req.wire_chunk)

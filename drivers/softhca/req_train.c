@@ -177,8 +177,7 @@ void softhca_req_train_extend(struct softhca_qp *qp, struct softhca_dest *dest,
 	if (!dest->tp->append || !mtu || READ_ONCE(qp->state) != IB_QPS_RTS)
 		return;
 	/* A train's packets: one chunk's, as a single long message's. */
-	room = clamp_t(u32, READ_ONCE(softhca_engine.wire_pkts), 1,
-		       SOFTHCA_SEQ_CHUNK_PKTS);
+	room = softhca_seq_chunk(READ_ONCE(softhca_engine.wire_pkts), mtu) / mtu;
 	pkts = softhca_seq_npkts(qp->req.wire_chunk, mtu);
 	room = room > pkts ? room - pkts : 0;
 	while (qp->req.cars_sent < qp->req.max_cars) {

@@ -134,12 +134,11 @@ static void softhca_wire_rc_read_copy(struct sk_buff_head *q,
 
 	while ((skb = __skb_dequeue(q))) {
 		if (copy) {
+			const struct softhca_rd_cb *cb = softhca_rd_cb(skb);
 			struct softhca_wire_payload pl;
 
-			softhca_wire_payload(skb, softhca_rd_cb(skb)->off,
-					     softhca_rd_cb(skb)->len, &pl);
-			softhca_copy(msg->data, &pl.cur,
-				     softhca_rd_cb(skb)->len);
+			softhca_wire_payload(skb, cb->off, cb->len, &pl);
+			softhca_copy(msg->data, &pl.cur, cb->len);
 		}
 		consume_skb(skb);
 	}
