@@ -528,7 +528,22 @@ static void *ah_make(void)
 	return ibv_create_ah(pd, &a);
 }
 
-SIMPLE(op_ah, "ibv_create_ah", ah_make, NULL, ibv_destroy_ah, ah);
+static int ah_drop(void *o) { return ibv_destroy_ah(o); }
+static void ah_keep(void *o) { ah = o; }
+static const struct simple op_ah_obj = { ah_make, NULL, ah_drop, ah_keep };
+
+/*
+ * ENETUNREACH: ib_core resolves a RoCE AH's destination MAC through an
+ * IPv6 route lookup (GID 0 is the netdev's link-local address), and
+ * IPv6 makes a per-CPU copy of a route the first time a CPU uses it;
+ * when that allocation fails, ip6_pol_route() returns its null entry,
+ * whose error is -ENETUNREACH (net/ipv6/route.c).  Only a CPU without
+ * its copy yet allocates: one sweep in many meets it.
+ */
+static const struct op op_ah = {
+	.name = "ibv_create_ah", .call = simple_call, .done = simple_done,
+	.obj = &op_ah_obj, .also = { ENETUNREACH },
+};
 
 /*
  * ibv_modify_qp, one transition of one QP type: a fresh QP brought to

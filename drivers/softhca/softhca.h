@@ -475,6 +475,9 @@ struct softhca_resp {
  * @ack_rnr: with SOFTHCA_RNR, the responder's RNR timer code
  * @ack_pkts: packets at the chunk's start the peer is known to have
  *	taken (partial ACKs, a NAK's PSN)
+ * @rnr_echo, @rnr_echo_psn: an RNR NAK for @rnr_echo_psn came with
+ *	packets sent behind it: a sequence NAK for that PSN may follow, the
+ *	responder's answer to those packets (wire_rc.c) (ack_lock)
  * @resend: the next chunk sent is a retransmission (counted)
  * @ack_read: the chunk in flight is an RDMA READ: its answer is READ
  *	RESPONSE packets, queued on @rd_q
@@ -526,6 +529,8 @@ struct softhca_wire_qp {
 	u8 ack_answer;
 	u8 ack_rnr;
 	u32 ack_pkts;
+	bool rnr_echo;
+	u32 rnr_echo_psn;
 	bool resend;
 	bool ack_read;
 	bool ack_atomic;

@@ -100,6 +100,7 @@ void softhca_wire_rc_modify(struct softhca_qp *qp,
 	w->ack_inflight = false;
 	w->ack_cars = 0;
 	WRITE_ONCE(w->ack_ready, false);
+	w->rnr_echo = false;
 	w->resend = false;
 	w->rd_resume = false;
 	__skb_queue_purge(&w->rd_q);
@@ -456,6 +457,32 @@ static void softhca_wire_rc_count(struct softhca_dev *sdev,
 	softhca_count(sdev, cnt[a]);
 }
 
+/*
+ * Is this answer the echo of an RNR NAK taken before?  A responder that
+ * refused PSN p for want of a receive WQE keeps expecting p, and one
+ * that NAKs packets out of sequence (rdma_rxe does, once) answers the
+ * packets sent behind p (a train's, a long message's) with a sequence
+ * NAK for p.  It follows the RNR NAK closely, but the requester's RNR
+ * wait may be shorter (rxe's RNR timer code 1 is 10 us): p may already
+ * be out again when it comes, and it would pass for the answer to that
+ * attempt, a retry counted against the transport retry count in every
+ * RNR round, RETRY_EXC_ERR after seven, though the RNR retry count was
+ * unlimited.  The first sequence NAK for p after that RNR NAK is taken
+ * as its echo (ignored, counted stale); a later one is an answer.  Were
+ * it a real one (p sent again and lost), the ACK timeout sends p again.
+ * Called with ack_lock held.
+ */
+static bool softhca_wire_rc_rnr_echo(struct softhca_wire_qp *w, u32 psn,
+				     u8 syndrome)
+{
+	if (!w->rnr_echo || (psn & SOFTHCA_PSN_MASK) != w->rnr_echo_psn ||
+	    (syndrome & SOFTHCA_AETH_TYPE_MASK) != SOFTHCA_AETH_NAK ||
+	    (syndrome & SOFTHCA_AETH_VAL_MASK) != SOFTHCA_NAK_PSN_SEQ)
+		return false;
+	w->rnr_echo = false;
+	return true;
+}
+
 /**
  * softhca_wire_rcv_ack - an ACKNOWLEDGE or ATOMIC ACKNOWLEDGE arrived
  *	(the completer)
@@ -482,7 +509,9 @@ void softhca_wire_rcv_ack(struct softhca_dev *sdev, struct sk_buff *skb,
 		return;
 	w = &qp->wire;
 	spin_lock(&w->ack_lock);
-	if (w->ack_inflight) {
+	if (softhca_wire_rc_rnr_echo(w, psn, softhca_aeth_syndrome(aeth))) {
+		a = SOFTHCA_RC_ANS_STALE;
+	} else if (w->ack_inflight) {
 		a = softhca_rc_answer(w->ack_first, w->ack_next, psn,
 				      softhca_aeth_syndrome(aeth));
 		/*
@@ -501,6 +530,12 @@ void softhca_wire_rcv_ack(struct softhca_dev *sdev, struct sk_buff *skb,
 		if (w->ack_cars && a >= SOFTHCA_RC_ANS_INV)
 			w->ack_pkts = max(w->ack_pkts,
 					  softhca_psn_sub(psn, w->ack_first));
+	}
+	if (a != SOFTHCA_RC_ANS_STALE) {
+		/* Packets behind the one refused draw a sequence NAK. */
+		w->rnr_echo = a == SOFTHCA_RC_ANS_RNR &&
+			      softhca_psn_sub(w->ack_next, psn) > 1;
+		w->rnr_echo_psn = psn & SOFTHCA_PSN_MASK;
 	}
 	if (a != SOFTHCA_RC_ANS_STALE && a != SOFTHCA_RC_ANS_PART) {
 		ack = softhca_wire_rc_ack_of(a);
