@@ -25,17 +25,23 @@
  * index.  Its lock is taken with IRQs off everywhere: lookups run under
  * a send queue's lock, which the receive softirq takes too, and from
  * any context (lockdep saw newlink's plain xa_store() under that order
- * in the fuzzer).  Lookups take the xarray lock and then the device's
- * registration reference (ib_device_try_get), which fails once
- * unregistration has begun; the entry is erased in dealloc_driver,
- * before the device's memory can go.
+ * in the fuzzer; the xarray is made with XA_FLAGS_LOCK_IRQ to match).
+ * Lookups take the xarray lock and then the device's registration
+ * reference (ib_device_try_get), which fails once unregistration has
+ * begun; the entry is erased in dealloc_driver, before the device's
+ * memory can go.
  */
 #include <rdma/ib_cache.h>
 
 #include "engine.h"
 #include "net.h"
 
-static DEFINE_XARRAY(softhca_dev_xa);
+/*
+ * XA_FLAGS_LOCK_IRQ: xa_store_irq() may drop the lock to allocate a node
+ * (GFP_KERNEL), and it drops and retakes it as the xarray's flags say;
+ * without the flag it kept IRQs off across a sleeping allocation.
+ */
+static DEFINE_XARRAY_FLAGS(softhca_dev_xa, XA_FLAGS_LOCK_IRQ);
 
 /* Read when a destination is resolved: changes apply to later ones. */
 static bool softhca_same_host = true;
