@@ -38,7 +38,8 @@ static int simple_done(int keep)
  * (or NULL) tries it, @destroy(obj) drops it, the final one is kept in
  * @var.
  */
-#define SIMPLE(op_name, what, make, check, destroy, var)		\
+/* ...: errnos a failure may end in besides ENOMEM (struct op's also). */
+#define SIMPLE_ALSO(op_name, what, make, check, destroy, var, ...)	\
 	static int op_name##_drop(void *o) { return destroy(o); }	\
 	static void op_name##_keep(void *o) { var = o; }		\
 	static const struct simple op_name##_obj = {			\
@@ -46,8 +47,10 @@ static int simple_done(int keep)
 	};								\
 	static const struct op op_name = {				\
 		.name = what, .call = simple_call, .done = simple_done, \
-		.obj = &op_name##_obj,					\
+		.obj = &op_name##_obj, .also = { __VA_ARGS__ },	\
 	}
+#define SIMPLE(op_name, what, make, check, destroy, var)		\
+	SIMPLE_ALSO(op_name, what, make, check, destroy, var, 0)
 
 /* ibv_open_device: the ucontext, its async fd, the context page mmap. */
 static void *open_make(void) { return ibv_open_device(dev); }
@@ -528,10 +531,6 @@ static void *ah_make(void)
 	return ibv_create_ah(pd, &a);
 }
 
-static int ah_drop(void *o) { return ibv_destroy_ah(o); }
-static void ah_keep(void *o) { ah = o; }
-static const struct simple op_ah_obj = { ah_make, NULL, ah_drop, ah_keep };
-
 /*
  * ENETUNREACH: ib_core resolves a RoCE AH's destination MAC through an
  * IPv6 route lookup (GID 0 is the netdev's link-local address), and
@@ -540,10 +539,8 @@ static const struct simple op_ah_obj = { ah_make, NULL, ah_drop, ah_keep };
  * whose error is -ENETUNREACH (net/ipv6/route.c).  Only a CPU without
  * its copy yet allocates: one sweep in many meets it.
  */
-static const struct op op_ah = {
-	.name = "ibv_create_ah", .call = simple_call, .done = simple_done,
-	.obj = &op_ah_obj, .also = { ENETUNREACH },
-};
+SIMPLE_ALSO(op_ah, "ibv_create_ah", ah_make, NULL, ibv_destroy_ah, ah,
+	    ENETUNREACH);
 
 /*
  * ibv_modify_qp, one transition of one QP type: a fresh QP brought to

@@ -473,11 +473,11 @@ static void softhca_wire_rc_count(struct softhca_dev *sdev,
  * Called with ack_lock held.
  */
 static bool softhca_wire_rc_rnr_echo(struct softhca_wire_qp *w, u32 psn,
-				     u8 syndrome)
+				     const struct softhca_aeth *aeth)
 {
-	if (!w->rnr_echo || (psn & SOFTHCA_PSN_MASK) != w->rnr_echo_psn ||
-	    (syndrome & SOFTHCA_AETH_TYPE_MASK) != SOFTHCA_AETH_NAK ||
-	    (syndrome & SOFTHCA_AETH_VAL_MASK) != SOFTHCA_NAK_PSN_SEQ)
+	if (!w->rnr_echo || psn != w->rnr_echo_psn ||
+	    softhca_aeth_type(aeth) != SOFTHCA_AETH_NAK ||
+	    softhca_aeth_value(aeth) != SOFTHCA_NAK_PSN_SEQ)
 		return false;
 	w->rnr_echo = false;
 	return true;
@@ -509,7 +509,7 @@ void softhca_wire_rcv_ack(struct softhca_dev *sdev, struct sk_buff *skb,
 		return;
 	w = &qp->wire;
 	spin_lock(&w->ack_lock);
-	if (softhca_wire_rc_rnr_echo(w, psn, softhca_aeth_syndrome(aeth))) {
+	if (softhca_wire_rc_rnr_echo(w, psn, aeth)) {
 		a = SOFTHCA_RC_ANS_STALE;
 	} else if (w->ack_inflight) {
 		a = softhca_rc_answer(w->ack_first, w->ack_next, psn,
@@ -535,7 +535,7 @@ void softhca_wire_rcv_ack(struct softhca_dev *sdev, struct sk_buff *skb,
 		/* Packets behind the one refused draw a sequence NAK. */
 		w->rnr_echo = a == SOFTHCA_RC_ANS_RNR &&
 			      softhca_psn_sub(w->ack_next, psn) > 1;
-		w->rnr_echo_psn = psn & SOFTHCA_PSN_MASK;
+		w->rnr_echo_psn = psn;
 	}
 	if (a != SOFTHCA_RC_ANS_STALE && a != SOFTHCA_RC_ANS_PART) {
 		ack = softhca_wire_rc_ack_of(a);
