@@ -53,7 +53,9 @@
  * N + 1 receives posted, collects completions until the end mark, and
  * checks each message by the index in its pattern.  The test drops one
  * packet on the way (tc); the server expects exactly message K missing
- * (-L -1: none) and every other one intact.
+ * (-L -1: none) and every other one intact.  -Q D keeps up to D SENDs
+ * outstanding (default 2): with RC on the wire, a window of trains
+ * whose first WQEs retire on partial ACKs (req_train.c).
  *
  * Exit status 0 on success; a message on stderr otherwise.
  */
@@ -83,11 +85,11 @@ struct dest {
 
 static struct {
 	const char *dev, *host;
-	int gidx, port, iters, stream, lost, rc, dead, rnr, read, atomic;
+	int gidx, port, iters, stream, depth, lost, rc, dead, rnr, read, atomic;
 	int timeout;
 	uint32_t size, psn;
 } o = { .port = 18800, .size = 64, .iters = 100, .lost = -1, .psn = 0x100,
-	.timeout = 14 };
+	.timeout = 14, .depth = 2 };
 
 static struct ibv_context *ctx;
 static struct ibv_pd *pd;
@@ -456,10 +458,14 @@ static void stream_client(const struct dest *peer)
 	int i, n = 0;
 
 	for (i = 0; i <= o.stream; i++) {
-		uint8_t *src = SRC(i & 1);
+		/*
+		 * At most -Q sends outstanding (2: the sources alternate;
+		 * more: each message has its own, the client's receive area
+		 * of the same index, which it does not receive into).
+		 */
+		uint8_t *src = o.depth > 2 ? RECV_AREA(i) : SRC(i & 1);
 
-		/* At most two sends outstanding: the sources alternate. */
-		if (i >= 2) {
+		if (i >= o.depth) {
 			if (!poll_one(&wc, 20000))
 				die("send completion");
 			n++;
@@ -784,7 +790,7 @@ int main(int argc, char **argv)
 	struct dest me = { 0 }, peer;
 	int c, i, s;
 
-	while ((c = getopt(argc, argv, "d:g:p:s:n:P:S:L:T:REWDA")) != -1) {
+	while ((c = getopt(argc, argv, "d:g:p:s:n:P:S:Q:L:T:REWDA")) != -1) {
 		switch (c) {
 		case 'd': o.dev = optarg; break;
 		case 'g': o.gidx = atoi(optarg); break;
@@ -793,6 +799,7 @@ int main(int argc, char **argv)
 		case 'n': o.iters = atoi(optarg); break;
 		case 'P': o.psn = (uint32_t)strtoul(optarg, NULL, 0) & 0xffffff; break;
 		case 'S': o.stream = atoi(optarg); break;
+		case 'Q': o.depth = atoi(optarg); break;
 		case 'L': o.lost = atoi(optarg); break;
 		case 'T': o.timeout = atoi(optarg); break;
 		case 'R': o.rc = 1; break;
@@ -801,7 +808,7 @@ int main(int argc, char **argv)
 		case 'D': o.read = 1; break;
 		case 'A': o.atomic = 1; break;
 		default:
-			fprintf(stderr, "usage: uc_wire -d DEV -g GIDX [-p PORT] [-s SIZE] [-n ITERS] [-P PSN] [-S N [-L K]] [HOST]\n");
+			fprintf(stderr, "usage: uc_wire -d DEV -g GIDX [-p PORT] [-s SIZE] [-n ITERS] [-P PSN] [-S N [-Q DEPTH] [-L K]] [HOST]\n");
 			return 2;
 		}
 	}
@@ -809,6 +816,8 @@ int main(int argc, char **argv)
 		o.host = argv[optind];
 	if (!o.dev || (!o.size && (!o.rc || o.stream)))
 		die("-d and a non-zero -s (RC ping-pong: any) are needed");
+	if (o.depth < 2 || o.depth > 1024)
+		die("-Q is 2..1024");
 
 	list = ibv_get_device_list(NULL);
 	for (i = 0; list && list[i]; i++)
@@ -825,7 +834,7 @@ int main(int argc, char **argv)
 		die("buffer");
 	memset(buf, 0, nareas * o.size + 1);
 	pd = ibv_alloc_pd(ctx);
-	cq = pd ? ibv_create_cq(ctx, 2 * (o.stream + 16), NULL, NULL, 0) : NULL;
+	cq = pd ? ibv_create_cq(ctx, 2 * (o.stream + o.depth + 16), NULL, NULL, 0) : NULL;
 	mr = cq ? ibv_reg_mr(pd, buf, nareas * o.size + 1,
 			     IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE) : NULL;
 	if (!mr)
@@ -857,7 +866,8 @@ int main(int argc, char **argv)
 		struct ibv_qp_init_attr ia = {
 			.send_cq = cq, .recv_cq = cq,
 			.qp_type = o.rc ? IBV_QPT_RC : IBV_QPT_UC,
-			.cap = { .max_send_wr = 16, .max_recv_wr = (uint32_t)o.stream + 16,
+			.cap = { .max_send_wr = (uint32_t)o.depth + 16,
+				 .max_recv_wr = (uint32_t)o.stream + 16,
 				 .max_send_sge = 4, .max_recv_sge = 1 },
 		};
 

@@ -201,6 +201,37 @@ rough() {
 	[ $((r + d)) -gt 0 ] || { echo "neither a retransmission nor a duplicate counted"; return 1; }
 }
 
+# win_check NAME SNS SDEV SADDR CNS CDEV CADDR HOST PORT [ARGS]: the
+# client streams 64 B SENDs (-S N in ARGS), 64 outstanding (uc_wire -R
+# -Q); the server checks every one, none missing (or it fails).
+win_check() {
+	[ -x "$UCW" ] || { echo "SKIP: $UCW not built (no libibverbs)"; return 77; }
+	pair "$UCW" 'end mark sent' "$@" -R -Q 64 -s 64
+}
+
+# window NAME SNS SDEV SADDR CNS CDEV CADDR HOST PORT CDEV_SOFTHCA:
+# win_check of 3000 SENDs; the softhca client retired WQEs of its trains
+# on ACKs of part of them (tx_train_early: the window slid).
+window() {
+	cd_=${10}
+	n0=$(hwc "$cd_" tx_train_early) m0=$(hwc "$cd_" tx_train_msgs)
+	win_check "$1" "$2" "$3" "$4" "$5" "$6" "$7" "$8" "$9" -S 3000 || return 1
+	n=$(($(hwc "$cd_" tx_train_early) - n0)) m=$(($(hwc "$cd_" tx_train_msgs) - m0))
+	echo "NOTE: $1: $m messages sent in trains, $n retired before their train's answer"
+	[ $n -gt 0 ] || { echo "no message retired on a partial ACK"; return 1; }
+}
+
+# lossy_win ARGS: lossy, the check a window of 2000 SENDs.  The loss
+# must hit the requests: in a window, a lost ACK is covered by the next
+# one, and nothing need be sent again.
+lossy_win() {
+	chk=win_check
+	lossy "$@" -S 2000
+	rc=$?
+	chk=
+	return $rc
+}
+
 # rnr NAME SNS SDEV SADDR CNS CDEV CADDR HOST PORT CDEV_SOFTHCA: the
 # server posts late; the softhca client counts RNR NAKs.
 rnr() {
@@ -268,6 +299,10 @@ t "wire_rc: SEND/WRITE (+imm) checked, softhca <-> softhca, 0 B to 1 MiB" \
 	rc_sizes ck_sh_sh wns2 shw2 10.78.0.1 wns3 shw3 10.78.0.2 10.78.0.1 18940
 t "wire_rc: port counters: ACKs both ways, nothing refused" counted
 t "wire_rc: SEND/WRITE posted together went in trains (tx_train_msgs), each device" trains
+t "wire_rc: a window of trains, 3000 SENDs of 64 B, 64 outstanding, softhca <-> softhca, every one" \
+	window win_sh_sh wns2 shw2 10.78.0.1 wns3 shw3 10.78.0.2 10.78.0.1 19050 shw3
+t "wire_rc: a window of trains, 3000 SENDs of 64 B, 64 outstanding, softhca -> rxe, every one" \
+	rxe window win_sh_rxe - rxe0 10.77.0.1 wns1 shw1 10.77.0.2 10.77.0.1 19051 shw1
 t "wire_rc: RNR: SENDs before the receives are posted, softhca -> softhca" \
 	rnr rnr_sh_sh wns2 shw2 10.78.0.1 wns3 shw3 10.78.0.2 10.78.0.1 18950 shw3
 t "wire_rc: RNR: SENDs before the receives are posted, softhca -> rxe" \
@@ -281,6 +316,12 @@ t "wire_rc: 5% loss on the wire, softhca <-> softhca, 1 MiB, every byte" \
 t "wire_rc: 5% loss from softhca to rxe, 16 KiB, every byte" \
 	rxe lossy wns1 wr1 5 loss_sh_rxe shw1 \
 	- rxe0 10.77.0.1 wns1 shw1 10.77.0.2 10.77.0.1 18962 -n 30 -s 16384
+t "wire_rc: 5% loss of the requests, softhca <-> softhca, a window of 2000 SENDs of 64 B, every one" \
+	lossy_win wns3 wa1 5 win_loss_sh_sh "shw2 shw3" \
+	wns2 shw2 10.78.0.1 wns3 shw3 10.78.0.2 10.78.0.1 19052
+t "wire_rc: 5% loss from softhca to rxe, a window of 2000 SENDs of 64 B, every one" \
+	rxe lossy_win wns1 wr1 5 win_loss_sh_rxe shw1 \
+	- rxe0 10.77.0.1 wns1 shw1 10.77.0.2 10.77.0.1 19053
 t "wire_rc: RDMA READ checked, softhca requester, rxe responder, 0 B to 1000000 B (IPv4)" \
 	rxe rd_check rd_sh_rxe - rxe0 10.77.0.1 wns1 shw1 10.77.0.2 10.77.0.1 18980 -n 20 -s 1000000
 t "wire_rc: RDMA READ checked, rxe requester, softhca responder, 0 B to 1000000 B (IPv4)" \
@@ -319,6 +360,9 @@ t "wire_rc: atomics under 5% loss of softhca's ATOMIC ACKs to rxe, sum exact" \
 t "wire_rc: rough wire (loss, duplication, reordering both ways), softhca <-> softhca, SEND/WRITE 64 KiB" \
 	rough rc_check wns2 wa0 wns3 wa1 rough_sh_sh "shw2 shw3" \
 	wns2 shw2 10.78.0.1 wns3 shw3 10.78.0.2 10.78.0.1 19040 -n 20 -s 65536
+t "wire_rc: rough wire, softhca <-> softhca, a window of 2000 SENDs of 64 B" \
+	rough win_check wns2 wa0 wns3 wa1 rough_win_sh_sh "shw2 shw3" \
+	wns2 shw2 10.78.0.1 wns3 shw3 10.78.0.2 10.78.0.1 19054 -S 2000
 t "wire_rc: rough wire, softhca <-> softhca, RDMA READ up to 1 MiB" \
 	rough rd_check wns2 wa0 wns3 wa1 rough_rd_sh_sh "shw2 shw3" \
 	wns2 shw2 10.78.0.1 wns3 shw3 10.78.0.2 10.78.0.1 19041 -n 3 -s 1048576

@@ -40,6 +40,7 @@ static const struct rdma_stat_desc softhca_counter_descs[] = {
 	[SOFTHCA_CNT_RX_BAD_XRC_SRQ].name = "rx_bad_xrc_srq",
 	[SOFTHCA_CNT_RX_QP_NOT_READY].name = "rx_qp_not_ready",
 	[SOFTHCA_CNT_TX_TRAIN_MSGS].name = "tx_train_msgs",
+	[SOFTHCA_CNT_TX_TRAIN_EARLY].name = "tx_train_early",
 	[SOFTHCA_CNT_TX_GSO].name = "tx_gso_skbs",
 };
 

@@ -65,6 +65,11 @@ enum softhca_counter {
 	 * req_train.c); sent again, they count in tx_retransmits
 	 */
 	SOFTHCA_CNT_TX_TRAIN_MSGS,
+	/*
+	 * RC: messages of a train completed on a partial ACK, before the
+	 * answer to the whole train came (req_train.c: the window slid)
+	 */
+	SOFTHCA_CNT_TX_TRAIN_EARLY,
 	/* skbs that carried several packets (net_batch.c: UDP GSO) */
 	SOFTHCA_CNT_TX_GSO,
 	SOFTHCA_CNT_NUM

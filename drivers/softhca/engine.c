@@ -426,8 +426,14 @@ static int softhca_poller_pass(struct softhca_poller *p, u64 now)
 			softhca_poller_release(p, qp);
 		} else if (n) {
 			continue;
-		} else if (READ_ONCE(qp->req.retry_wait)) {
-			/* A retry wait ends by its timer, which kicks. */
+		} else if (READ_ONCE(qp->req.retry_wait) &&
+			   !READ_ONCE(qp->req.train_open)) {
+			/*
+			 * A retry wait ends by its timer, which kicks.  A
+			 * train waiting for its answer stays while it is
+			 * busy (its partial ACKs kick too): WQEs posted
+			 * meanwhile join it with no doorbell.
+			 */
 			softhca_poller_release(p, qp);
 		} else if (p->spun - qp->last_work >=
 			   softhca_engine_idle_ns(qp)) {

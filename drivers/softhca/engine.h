@@ -140,6 +140,14 @@ struct softhca_msg {
  *	appended what it will behind a chunk in flight (SOFTHCA_PENDING);
  *	@send flushes itself for any other answer.  Context: as @send.
  *
+ * @taken: optional, with @slide: the packets at the start of a train in
+ *	flight (@append) that the responder is known to have taken, short
+ *	of the whole train.  Context: as @send.
+ *
+ * @slide: the first @msgs messages of a train, @pkts packets of what
+ *	@taken said, retired before the train's answer came: what is in
+ *	flight starts after them.  Context: as @send.
+ *
  * softhca_dest_get() picks the transport per destination, so the
  * requester never asks where its peer is.
  */
@@ -150,6 +158,8 @@ struct softhca_transport {
 	bool (*append)(struct softhca_qp *qp, struct softhca_dest *dest,
 		       struct softhca_msg *msg);
 	void (*flush)(struct softhca_qp *qp);
+	u32 (*taken)(struct softhca_qp *qp);
+	void (*slide)(struct softhca_qp *qp, u32 pkts, u32 msgs);
 };
 
 extern const struct softhca_transport softhca_loopback;
@@ -321,11 +331,36 @@ softhca_req_cache_stale(const struct softhca_req_cache *cache)
 	       (cache->lmr && READ_ONCE(cache->lmr->dead));
 }
 
+/* Car @i of a train (req_train.c), 0 the first behind the current WQE. */
+static inline struct softhca_req_car *softhca_req_car(struct softhca_qp *qp,
+						      u32 i)
+{
+	return &qp->req.cars[(qp->req.car_head + i) % qp->req.max_cars];
+}
+
+/*
+ * A train waiting for its answer has work (req_train.c) when a partial
+ * ACK came (WQEs may retire) or, while it has room, a WQE was posted
+ * behind those it took.
+ */
+static inline bool softhca_req_train_moved(struct softhca_qp *qp)
+{
+	struct softhca_wq_hdr *hdr = softhca_ring_hdr(&qp->sq.ring);
+
+	if (!READ_ONCE(qp->req.train_open))
+		return false;
+	if (READ_ONCE(qp->wire.ack_moved))
+		return true;
+	return !READ_ONCE(qp->req.train_full) &&
+	       READ_ONCE(hdr->prod) - READ_ONCE(qp->sq.cons) >
+	       1U + READ_ONCE(qp->req.ncars);
+}
+
 /*
  * Is there work the poller could do now?  A lockless look (the caller
  * re-checks after publishing NEED_WAKEUP): a WQE in progress that is not
- * waiting for its retry timer or whose wait is over, or WQEs posted
- * beyond the consumer index.
+ * waiting for its retry timer or whose wait is over, a train that can
+ * move while it waits, or WQEs posted beyond the consumer index.
  *
  * A wait that is over counts as work: its timer has fired, and the kick
  * it gave may already be spent (a release that kept the QP for it, then
@@ -347,7 +382,9 @@ static inline bool softhca_req_pending(struct softhca_qp *qp)
 	if (READ_ONCE(qp->req.busy))
 		return !READ_ONCE(qp->req.retry_wait) ||
 		       READ_ONCE(qp->wire.ack_ready) ||
-		       ktime_get_ns() >= READ_ONCE(qp->req.retry_until);
+		       softhca_req_train_moved(qp) ||
+		       READ_ONCE(qp->req.retry_fired) ==
+		       READ_ONCE(qp->req.retry_until);
 	return READ_ONCE(hdr->prod) != READ_ONCE(qp->sq.cons) &&
 	       READ_ONCE(qp->state) == IB_QPS_RTS;
 }

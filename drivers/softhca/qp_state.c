@@ -205,6 +205,7 @@ static bool softhca_wq_flush(struct softhca_qp *qp, struct softhca_wq *wq,
 		qp->req.cars_sent = 0;
 		qp->req.retry_wait = false;
 		qp->req.drain_notify = false;
+		WRITE_ONCE(qp->req.train_open, false);
 	}
 	for (i = 0; i < n; i++) {
 		cqe.wr_id = READ_ONCE(*(u64 *)softhca_ring_slot(&wq->ring,
@@ -212,7 +213,7 @@ static bool softhca_wq_flush(struct softhca_qp *qp, struct softhca_wq *wq,
 		if (busy && !i)
 			cqe.wr_id = qp->req.wqe->ctrl.wr_id;
 		else if (i - busy < ncars)
-			cqe.wr_id = qp->req.cars[i - busy].wqe->ctrl.wr_id;
+			cqe.wr_id = softhca_req_car(qp, i - busy)->wqe->ctrl.wr_id;
 		if (softhca_cq_push(to_scq(ibcq), &cqe, false))
 			break;	/* the CQ overran and is dead */
 		wq->cons++;
@@ -318,6 +319,7 @@ static void softhca_qp_reset(struct softhca_qp *qp)
 	qp->req.cars_sent = 0;
 	qp->req.retry_wait = false;
 	qp->req.drain_notify = false;
+	WRITE_ONCE(qp->req.train_open, false);
 	spin_unlock_bh(&qp->sq.lock);
 	spin_lock_bh(&qp->resp.lock);
 	qp->resp.busy = false;

@@ -34,8 +34,9 @@
  * from being lost.
  *
  * On the wire, an RC chunk that ends its SEND or WRITE may take the
- * SENDs and WRITEs posted behind it along in a train (req_train.c), all
- * answered by one ACK; they retire in order once it covers them.
+ * SENDs and WRITEs posted behind it along in a train (req_train.c), a
+ * window of them in flight; they retire in order as ACKs cover them,
+ * the train's waits included (softhca_req_train_advance()).
  *
  * FENCE needs no wait here: a WQE starts only after every earlier one
  * has completed (RDMA READs and atomics included; a train carries
@@ -159,6 +160,8 @@ void softhca_req_start(struct softhca_qp *qp)
 	qp->req.done = 0;
 	qp->req.retry_wait = false;
 	qp->req.wire_chunk = 0;
+	qp->req.train_open = false;
+	WRITE_ONCE(qp->req.train_full, false);
 	qp->req.rnr_left = qp->attr.rnr_retry;
 	qp->req.retry_left = qp->attr.retry_cnt;
 }
@@ -271,7 +274,7 @@ u8 softhca_nak_status(enum softhca_ack ack)
 static void softhca_req_wait(struct softhca_qp *qp, u64 wait_ns)
 {
 	qp->req.retry_wait = true;
-	qp->req.retry_until = ktime_get_ns() + wait_ns;
+	WRITE_ONCE(qp->req.retry_until, ktime_get_ns() + wait_ns);
 	if (!READ_ONCE(qp->dying))
 		hrtimer_start(&qp->retry_timer, ns_to_ktime(wait_ns),
 			      HRTIMER_MODE_REL);
@@ -317,6 +320,12 @@ static void softhca_req_no_answer(struct softhca_qp *qp,
 	softhca_req_wait(qp, softhca_ack_timeout_ns(timeout));
 }
 
+/* Wait for the answer to what is in flight, the local ACK timeout at most. */
+void softhca_req_ack_wait(struct softhca_qp *qp)
+{
+	softhca_req_wait(qp, softhca_ack_timeout_ns(qp->attr.timeout));
+}
+
 /*
  * RC on the wire: the chunk is out, its ACK comes from softirq (the
  * completer, wire_comp.c).  Wait for it at most the local ACK timeout;
@@ -327,7 +336,7 @@ static void softhca_req_no_answer(struct softhca_qp *qp,
  */
 static int softhca_req_pending_wait(struct softhca_qp *qp)
 {
-	softhca_req_wait(qp, softhca_ack_timeout_ns(qp->attr.timeout));
+	softhca_req_ack_wait(qp);
 	if (!READ_ONCE(qp->wire.ack_ready))
 		return 0;
 	qp->req.retry_wait = false;
@@ -458,6 +467,10 @@ static int softhca_req_chunk(struct softhca_qp *qp, struct softhca_req_out *out)
 	 */
 	qp->req.wire_chunk = ack == SOFTHCA_PENDING ? chunk :
 			     ack == SOFTHCA_RESEND ? chunk - msg.acked : 0;
+	/* Its message's last chunk: WQEs posted meanwhile may follow it. */
+	WRITE_ONCE(qp->req.train_open, ack == SOFTHCA_PENDING && msg.last &&
+		   dest->tp->append);
+	WRITE_ONCE(qp->req.train_full, false);
 	if (msg.acked) {
 		/* Forward progress: the retry count starts again (IBA). */
 		qp->req.done += msg.acked;
@@ -492,7 +505,7 @@ static int softhca_req_chunk(struct softhca_qp *qp, struct softhca_req_out *out)
 	case SOFTHCA_PENDING:
 		/* The message's last chunk: others may follow it at once. */
 		if (msg.last)
-			softhca_req_train_extend(qp, dest, &out->cache->lmr);
+			softhca_req_train_extend(qp, dest, &out->cache->lmr, 1);
 		if (dest->tp->flush)
 			dest->tp->flush(qp);
 		return softhca_req_pending_wait(qp);
@@ -554,9 +567,17 @@ int softhca_req_run(struct softhca_qp *qp, u32 budget,
 				break;
 		} else if (qp->req.retry_wait) {
 			/* Over when its time is, or an answer came (RC). */
-			if (ktime_get_ns() < qp->req.retry_until &&
-			    !READ_ONCE(qp->wire.ack_ready))
-				break;
+			if (!READ_ONCE(qp->wire.ack_ready) &&
+			    READ_ONCE(qp->req.retry_fired) !=
+			    qp->req.retry_until) {
+				/* A train moves on between its answers. */
+				steps = softhca_req_train_moved(qp) ?
+					softhca_req_train_advance(qp, &out) : 0;
+				if (!steps)
+					break;
+				work += steps;
+				continue;
+			}
 			qp->req.retry_wait = false;
 		} else if (READ_ONCE(qp->state) != IB_QPS_RTS &&
 			   READ_ONCE(qp->state) != IB_QPS_SQD) {
@@ -584,7 +605,15 @@ int softhca_req_run(struct softhca_qp *qp, u32 budget,
 enum hrtimer_restart softhca_req_retry_timer(struct hrtimer *t)
 {
 	struct softhca_qp *qp = container_of(t, struct softhca_qp, retry_timer);
+	u64 until = READ_ONCE(qp->req.retry_until);
 
+	/*
+	 * Never early (hrtimers are not), but this may be an expiry of an
+	 * earlier wait racing with the arming of a new one: the deadline
+	 * it stores is then not the current one, and the new wait goes on.
+	 */
+	if (ktime_get_ns() >= until)
+		WRITE_ONCE(qp->req.retry_fired, until);
 	softhca_engine_kick(qp);
 	return HRTIMER_NORESTART;
 }

@@ -14,10 +14,20 @@
  * covers the train.
  *
  * A car is appended only while the train stays short (SOFTHCA_CARS WQEs,
- * the packets of one chunk), and only a SEND or WRITE whose local SGEs
- * resolve; the first WQE that is none of these stays taken, unsent, and
- * runs when its turn comes as if taken then (its error, if its check
- * found one, is reported then too: WQEs complete in order).
+ * the packets of one chunk in flight), and only a SEND or WRITE whose
+ * local SGEs resolve; the first WQE that is none of these stays taken,
+ * unsent, and runs when its turn comes as if taken then (its error, if
+ * its check found one, is reported then too: WQEs complete in order).
+ *
+ * The window (softhca_req_train_advance()).  While the train waits for
+ * its answer, the requester comes back to it whenever a partial ACK
+ * arrived (one per burst of SOFTHCA_TRAIN_BURST messages) or a WQE was
+ * posted behind it: the WQEs the responder is known to have taken
+ * retire, the first car left becomes the current WQE and the range in
+ * flight starts after them (the transport's slide); then the new WQEs
+ * are appended while there is room.  So the train slides over the send
+ * queue, and a stream of small messages keeps several bursts on the
+ * way instead of one per round trip.
  *
  * The answer (softhca_req_train_settle()): an ACK retires the first WQE
  * and every car sent, in order.  Any other answer says how many packets
@@ -29,7 +39,8 @@
  * QP's flush then completes the cars behind it).  The cars behind the
  * current WQE stay taken and go again in the next train.
  *
- * The cars are the kernel's copies: the flush reads their wr_id from
+ * The cars are the kernel's copies, a ring (softhca_req_car()) whose
+ * WQE copies were allocated with the QP: the flush reads their wr_id from
  * there (qp_state.c), never from the slot again.
  *
  * Context: the requester's, sq.lock held with BHs off.
@@ -39,8 +50,19 @@
 #include "wire_seq.h"
 #include "wqe.h"
 
-/* WQEs a train takes behind its first one, at most. */
-#define SOFTHCA_CARS	15
+/*
+ * WQEs a train takes behind its first one, at most, and those it sends
+ * in one burst.  A burst leaves as one transmit batch (net_batch.c),
+ * AckReq on its last packet only, so the responder answers each burst
+ * once; with several bursts on the way, the answer to the first lets
+ * its WQEs retire (softhca_req_train_advance()) while the rest are
+ * still travelling, and the application posts more behind them: the
+ * train is a window sliding over the send queue, not one round trip per
+ * batch.  Sixteen messages a burst keep the bursts long enough for one
+ * ACK to matter little and leave four of them in a window of 64.
+ */
+#define SOFTHCA_CARS		63
+#define SOFTHCA_TRAIN_BURST	16
 
 /**
  * softhca_req_cars_alloc - room for a train's cars
@@ -57,53 +79,47 @@ int softhca_req_cars_alloc(struct softhca_qp *qp)
 	qp->req.cars = kcalloc(n, sizeof(*qp->req.cars), GFP_KERNEL);
 	if (!qp->req.cars)
 		return -ENOMEM;
-	for (i = 0; i < n; i++) {
-		qp->req.cars[i].wqe = kzalloc(qp->sq.ring.stride, GFP_KERNEL);
-		if (!qp->req.cars[i].wqe)
-			goto nomem;
+	qp->req.car_wqes = kcalloc(n, qp->sq.ring.stride, GFP_KERNEL);
+	if (!qp->req.car_wqes) {
+		kfree(qp->req.cars);
+		qp->req.cars = NULL;
+		return -ENOMEM;
 	}
+	for (i = 0; i < n; i++)
+		qp->req.cars[i].wqe = qp->req.car_wqes + i * qp->sq.ring.stride;
 	qp->req.max_cars = n;
 	return 0;
-
-nomem:
-	while (i--)
-		kfree(qp->req.cars[i].wqe);
-	kfree(qp->req.cars);
-	qp->req.cars = NULL;
-	return -ENOMEM;
 }
 
 void softhca_req_cars_free(struct softhca_qp *qp)
 {
-	u32 i;
-
-	for (i = 0; i < qp->req.max_cars; i++)
-		kfree(qp->req.cars[i].wqe);
+	kfree(qp->req.car_wqes);
 	kfree(qp->req.cars);
 }
 
 /*
- * The first car becomes the current WQE (its copy swapped in, the
- * current one's buffer goes to the end of the cars).  Return: what its
+ * The first car becomes the current WQE (its copy copied over the
+ * current one's, its entry freed at the ring's head).  Return: what its
  * check found.
  */
 int softhca_req_car_promote(struct softhca_qp *qp)
 {
-	struct softhca_req_car *cars = qp->req.cars, first = cars[0];
+	struct softhca_req_car *first = softhca_req_car(qp, 0);
 
-	memmove(cars, cars + 1, (qp->req.ncars - 1) * sizeof(*cars));
+	memcpy(qp->req.wqe, first->wqe, qp->sq.ring.stride);
+	qp->req.len = first->len;
+	qp->req.car_head = (qp->req.car_head + 1) % qp->req.max_cars;
 	qp->req.ncars--;
-	cars[qp->req.ncars].wqe = qp->req.wqe;
-	qp->req.wqe = first.wqe;
-	qp->req.len = first.len;
-	return first.err;
+	if (qp->req.cars_sent)
+		qp->req.cars_sent--;
+	return first->err;
 }
 
 /* Copy the next posted WQE into a car and check it.  Return: false if none. */
 static bool softhca_req_car_take(struct softhca_qp *qp)
 {
 	struct softhca_wq_hdr *hdr = softhca_ring_hdr(&qp->sq.ring);
-	struct softhca_req_car *car = &qp->req.cars[qp->req.ncars];
+	struct softhca_req_car *car = softhca_req_car(qp, qp->req.ncars);
 	int posted;
 
 	/* Pairs with the producer's store-release of prod. */
@@ -161,34 +177,53 @@ static bool softhca_req_car_send(struct softhca_qp *qp,
 	return ok;
 }
 
+/* The packets in flight: the current WQE's chunk and the cars sent. */
+static u32 softhca_req_train_pkts(struct softhca_qp *qp, u32 mtu)
+{
+	u32 pkts = softhca_seq_npkts(qp->req.wire_chunk, mtu), i;
+
+	for (i = 0; i < qp->req.cars_sent; i++)
+		pkts += softhca_seq_npkts(softhca_req_car(qp, i)->len, mtu);
+	return pkts;
+}
+
 /**
- * softhca_req_train_extend - append the WQEs posted behind the current one
- * @qp: the QP; its current WQE's last chunk was just sent, unanswered
+ * softhca_req_train_extend - append the WQEs posted behind the train
+ * @qp: the QP; its current WQE's last chunk is in flight, unanswered
+ *	(just sent, or waiting: softhca_req_train_advance())
  * @dest: their peer (the current WQE's: a connected QP has one)
  * @lmr: the run's local MR lookup kept from one WQE to the next
+ * @burst: messages already in the transmit batch (the current WQE's
+ *	chunk when it was just sent)
+ *
+ * Return: the cars appended.
  */
-void softhca_req_train_extend(struct softhca_qp *qp, struct softhca_dest *dest,
-			      struct softhca_mr **lmr)
+u32 softhca_req_train_extend(struct softhca_qp *qp, struct softhca_dest *dest,
+			     struct softhca_mr **lmr, u32 burst)
 {
 	struct softhca_dev *sdev = to_sdev(qp->ibqp.device);
-	u32 mtu = qp->wire.mtu, room, pkts;
+	u32 mtu = qp->wire.mtu, room, pkts, sent = 0;
 	struct softhca_req_car *car;
 
 	if (!dest->tp->append || !mtu || READ_ONCE(qp->state) != IB_QPS_RTS)
-		return;
-	/* A train's packets: one chunk's, as a single long message's. */
+		return 0;
+	/* The packets in flight: one chunk's, as a single long message's. */
 	room = softhca_seq_chunk(READ_ONCE(softhca_engine.wire_pkts), mtu) / mtu;
-	pkts = softhca_seq_npkts(qp->req.wire_chunk, mtu);
+	pkts = softhca_req_train_pkts(qp, mtu);
 	room = room > pkts ? room - pkts : 0;
-	while (qp->req.cars_sent < qp->req.max_cars) {
+	for (;;) {
+		if (qp->req.cars_sent == qp->req.max_cars)
+			goto full;
 		if (qp->req.cars_sent == qp->req.ncars &&
 		    !softhca_req_car_take(qp))
 			break;
-		car = &qp->req.cars[qp->req.cars_sent];
+		car = softhca_req_car(qp, qp->req.cars_sent);
 		if (!softhca_req_car_ok(car))
-			break;
+			goto full;
 		pkts = softhca_seq_npkts(car->len, mtu);
-		if (pkts > room || !softhca_req_car_send(qp, dest, car, lmr))
+		if (pkts > room)
+			goto full;
+		if (!softhca_req_car_send(qp, dest, car, lmr))
 			break;
 		if (car->sent)
 			softhca_count_add(sdev, SOFTHCA_CNT_TX_RETRANSMITS, pkts);
@@ -197,7 +232,73 @@ void softhca_req_train_extend(struct softhca_qp *qp, struct softhca_dest *dest,
 		car->sent = true;
 		qp->req.cars_sent++;
 		room -= pkts;
+		sent++;
+		if (++burst == SOFTHCA_TRAIN_BURST && dest->tp->flush) {
+			dest->tp->flush(qp);
+			burst = 0;
+		}
 	}
+	return sent;
+full:
+	/* Only WQEs retiring make room, or let a train go past a READ. */
+	WRITE_ONCE(qp->req.train_full, true);
+	return sent;
+}
+
+/**
+ * softhca_req_train_advance - a train on its way, between its answers
+ * @qp: the QP, waiting for the answer to its train (qp->req.train_open)
+ * @out: what the run leaves to do
+ *
+ * The WQEs whose packets the responder is known to have taken (partial
+ * ACKs: one per burst) retire in order, with their completions, and the
+ * range in flight starts after them (the transport's slide); each one
+ * retired is forward progress, so the retry counts and the ACK timeout
+ * start again.  Then the WQEs posted since join the train, while it has
+ * room.  The answer to the whole train is left to softhca_req_chunk(),
+ * as before.
+ *
+ * Return: the budget steps it cost (WQEs retired and appended), 0 when
+ * nothing moved.
+ */
+int softhca_req_train_advance(struct softhca_qp *qp, struct softhca_req_out *out)
+{
+	struct softhca_dest *dest = &out->cache->dest;
+	u32 mtu = qp->wire.mtu, taken, pkts, slid = 0, msgs = 0, added;
+
+	if (softhca_dest_get(qp, qp->req.wqe, dest) || !dest->tp->slide)
+		return 0;
+	taken = dest->tp->taken(qp);
+	pkts = softhca_seq_npkts(qp->req.wire_chunk, mtu);
+	/* Never the last of the train: that is its answer (ACK). */
+	while (qp->req.cars_sent && taken - slid >= pkts) {
+		qp->req.done = qp->req.len;
+		softhca_req_retire(qp, IB_WC_SUCCESS, out);
+		/* Sent cars passed their check. */
+		WARN_ON_ONCE(softhca_req_car_promote(qp));
+		qp->req.busy = true;
+		qp->req.done = 0;
+		/* Sent whole: the train's room bounds its length. */
+		qp->req.wire_chunk = qp->req.len;
+		slid += pkts;
+		msgs++;
+		pkts = softhca_seq_npkts(qp->req.len, mtu);
+	}
+	if (msgs) {
+		dest->tp->slide(qp, slid, msgs);
+		softhca_count_add(to_sdev(qp->ibqp.device),
+				  SOFTHCA_CNT_TX_TRAIN_EARLY, msgs);
+		qp->req.rnr_left = qp->attr.rnr_retry;
+		qp->req.retry_left = qp->attr.retry_cnt;
+		softhca_req_ack_wait(qp);
+		WRITE_ONCE(qp->req.train_full, false);
+	}
+	if (READ_ONCE(qp->req.train_full))
+		return msgs;
+	added = softhca_req_train_extend(qp, dest, &out->cache->lmr, 0);
+	if (dest->tp->flush)
+		dest->tp->flush(qp);
+	return msgs + added;
 }
 
 /**
@@ -221,8 +322,11 @@ int softhca_req_train_settle(struct softhca_qp *qp, enum softhca_ack ack,
 	bool progress = n > 0;
 	int steps = 1;
 
+	/* The cars not retired stay taken; they go again as if never sent. */
 	qp->req.cars_sent = 0;
 	qp->req.wire_chunk = 0;
+	qp->req.train_open = false;
+	WRITE_ONCE(qp->req.train_full, false);
 	pkts = softhca_seq_npkts(chunk, mtu);
 	if (n < pkts) {
 		qp->req.done += (u64)n * mtu;

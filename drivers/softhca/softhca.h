@@ -377,6 +377,10 @@ struct softhca_req_car {
  * @retry_wait: the current WQE waits until @retry_until (ktime ns) to
  *	send its next chunk again: after an RNR NAK, or when nobody
  *	answered (the local ACK timeout); qp->retry_timer ends the wait
+ * @retry_fired: the @retry_until whose wait qp->retry_timer ended (it
+ *	stores it before it kicks): the wait is over when the two are
+ *	equal, a look that reads no clock (a guest's HPET read is a
+ *	device access, and the poller looks at a waiting train each pass)
  * @rnr_left: RNR retries left (7: no limit)
  * @retry_left: retries left when nobody answers (retry_cnt; a timeout
  *	of 0 means no limit)
@@ -388,12 +392,20 @@ struct softhca_req_car {
  *	none), so that the answer applies to what was sent
  * @cache: lookups the QP's poller keeps between its runs (req.c)
  * @cars: RC and XRC_INI: WQEs taken behind @wqe for a train
- *	(req_train.c), in ring order (@max_cars entries, allocated with
- *	the QP)
+ *	(req_train.c), a ring of @max_cars entries from @car_head, in ring
+ *	order (allocated with the QP; softhca_req_car() indexes it)
+ * @car_wqes: the cars' WQE copies, one allocation (@max_cars strides)
  * @max_cars: the most a train takes behind its first WQE
+ * @car_head: the entry of @cars that holds the first car
  * @ncars: WQEs taken into @cars, not retired
  * @cars_sent: the first of them that are in flight with @wqe's last
  *	chunk, answered with it (0: no train in flight)
+ * @train_open: the chunk in flight ends its SEND or WRITE (and the
+ *	transport can append): WQEs posted while it waits may join its
+ *	train (req_train.c); read without the lock by the engine
+ * @train_full: the train took what it could (no room, or a WQE that
+ *	cannot ride): only an ACK that lets WQEs retire may change that;
+ *	read without the lock by the engine
  */
 struct softhca_req {
 	struct softhca_send_wqe *wqe;
@@ -401,6 +413,7 @@ struct softhca_req {
 	u64 len;
 	u64 done;
 	u64 retry_until;
+	u64 retry_fired;
 	bool busy;
 	bool retry_wait;
 	bool drain_notify;
@@ -411,9 +424,13 @@ struct softhca_req {
 	u32 wire_chunk;
 	struct softhca_req_cache cache;
 	struct softhca_req_car *cars;
+	void *car_wqes;
 	u8 max_cars;
+	u8 car_head;
 	u8 ncars;
 	u8 cars_sent;
+	bool train_open;
+	bool train_full;
 };
 
 /**
@@ -475,6 +492,9 @@ struct softhca_resp {
  * @ack_rnr: with SOFTHCA_RNR, the responder's RNR timer code
  * @ack_pkts: packets at the chunk's start the peer is known to have
  *	taken (partial ACKs, a NAK's PSN)
+ * @ack_moved: a partial ACK raised @ack_pkts since the requester last
+ *	looked (softhca_wire_rc_taken()): WQEs of a train may retire;
+ *	read without the lock by the engine
  * @rnr_echo, @rnr_echo_psn: an RNR NAK for @rnr_echo_psn came with
  *	packets sent behind it: a sequence NAK for that PSN may follow, the
  *	responder's answer to those packets (wire_rc.c) (ack_lock)
@@ -529,6 +549,7 @@ struct softhca_wire_qp {
 	u8 ack_answer;
 	u8 ack_rnr;
 	u32 ack_pkts;
+	bool ack_moved;
 	bool rnr_echo;
 	u32 rnr_echo_psn;
 	bool resend;

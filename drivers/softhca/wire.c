@@ -176,6 +176,8 @@ const struct softhca_transport softhca_wire = {
 	.send = softhca_wire_send,
 	.append = softhca_wire_append,
 	.flush = softhca_wire_flush,
+	.taken = softhca_wire_rc_taken,
+	.slide = softhca_wire_rc_slide,
 };
 
 /* The packet's IP addresses as GIDs (IPv4: IPv4-mapped). */

@@ -138,6 +138,8 @@ enum softhca_ack softhca_wire_send_rc(struct softhca_qp *qp,
 				      struct softhca_msg *msg);
 bool softhca_wire_rc_append(struct softhca_qp *qp, struct softhca_dest *dest,
 			    struct softhca_msg *msg);
+u32 softhca_wire_rc_taken(struct softhca_qp *qp);
+void softhca_wire_rc_slide(struct softhca_qp *qp, u32 pkts, u32 msgs);
 void softhca_wire_rc_request(struct softhca_qp *qp, struct softhca_dest *dest,
 			     const struct softhca_msg *msg,
 			     struct softhca_roce_fields *f, u32 npkts);

@@ -100,6 +100,7 @@ void softhca_wire_rc_modify(struct softhca_qp *qp,
 	w->ack_inflight = false;
 	w->ack_cars = 0;
 	WRITE_ONCE(w->ack_ready, false);
+	WRITE_ONCE(w->ack_moved, false);
 	w->rnr_echo = false;
 	w->resend = false;
 	w->rd_resume = false;
@@ -108,6 +109,8 @@ void softhca_wire_rc_modify(struct softhca_qp *qp,
 	qp->req.wire_chunk = 0;
 	/* A train's WQEs stay taken; they go again as if never sent. */
 	qp->req.cars_sent = 0;
+	WRITE_ONCE(qp->req.train_open, false);
+	WRITE_ONCE(qp->req.train_full, false);
 	spin_unlock_bh(&qp->sq.lock);
 }
 
@@ -199,6 +202,7 @@ static enum softhca_ack softhca_wire_rc_take(struct softhca_qp *qp,
 	}
 	w->ack_inflight = false;
 	WRITE_ONCE(w->ack_ready, false);
+	WRITE_ONCE(w->ack_moved, false);
 	if (w->ack_cars) {
 		/*
 		 * A train: whatever the answer, the packets taken at its
@@ -329,6 +333,7 @@ enum softhca_ack softhca_wire_send_rc(struct softhca_qp *qp,
 	w->ack_inflight = true;
 	w->ack_cars = 0;
 	w->ack_pkts = 0;
+	WRITE_ONCE(w->ack_moved, false);
 	w->ack_read = read;
 	w->ack_atomic = atomic;
 	w->rd_next = w->sq_psn;
@@ -391,6 +396,55 @@ bool softhca_wire_rc_append(struct softhca_qp *qp, struct softhca_dest *dest,
 	if (ok)
 		softhca_wire_send_pkts(qp, dest, msg, true);
 	return ok;
+}
+
+/**
+ * softhca_wire_rc_taken - how much of a train the responder has taken
+ * @qp: the sending QP, a train in flight
+ *
+ * Context: @qp's sq.lock held, BHs off.
+ * Return: the packets at the start of the range in flight that partial
+ * ACKs (or a NAK's PSN) say the responder took; never the whole range
+ * (an ACK of it is the train's answer, taken by the next send).
+ */
+u32 softhca_wire_rc_taken(struct softhca_qp *qp)
+{
+	struct softhca_wire_qp *w = &qp->wire;
+	u32 n;
+
+	spin_lock(&w->ack_lock);
+	WRITE_ONCE(w->ack_moved, false);
+	n = w->ack_inflight && w->ack_cars ? w->ack_pkts : 0;
+	if (n >= softhca_psn_sub(w->ack_next, w->ack_first))
+		n = 0;
+	spin_unlock(&w->ack_lock);
+	return n;
+}
+
+/**
+ * softhca_wire_rc_slide - the first WQEs of a train retired
+ * @qp: the sending QP
+ * @pkts: their packets, at most what softhca_wire_rc_taken() said
+ * @msgs: how many they were (the first and @msgs - 1 cars)
+ *
+ * The range in flight starts after them, with the car behind them
+ * as its first message: an answer is then taken against what is still
+ * in flight, and a go-back-N starts from there.
+ *
+ * Context: @qp's sq.lock held, BHs off.
+ */
+void softhca_wire_rc_slide(struct softhca_qp *qp, u32 pkts, u32 msgs)
+{
+	struct softhca_wire_qp *w = &qp->wire;
+
+	spin_lock(&w->ack_lock);
+	if (!WARN_ON_ONCE(!w->ack_inflight || msgs > w->ack_cars ||
+			  pkts > w->ack_pkts)) {
+		w->ack_first = softhca_psn_add(w->ack_first, pkts);
+		w->ack_pkts -= pkts;
+		w->ack_cars -= msgs;
+	}
+	spin_unlock(&w->ack_lock);
 }
 
 /*
@@ -502,6 +556,7 @@ void softhca_wire_rcv_ack(struct softhca_dev *sdev, struct sk_buff *skb,
 	struct softhca_wire_qp *w;
 	struct softhca_qp *qp;
 	bool kick = false;
+	u32 acked;
 	u8 ack;
 
 	qp = aeth ? softhca_wire_rc_answered(sdev, skb, pkt) : NULL;
@@ -521,8 +576,14 @@ void softhca_wire_rcv_ack(struct softhca_dev *sdev, struct sk_buff *skb,
 		if ((w->ack_read || w->ack_atomic != !!atmack) &&
 		    (a == SOFTHCA_RC_ANS_ACK || a == SOFTHCA_RC_ANS_PART))
 			a = SOFTHCA_RC_ANS_STALE;
-		w->ack_pkts = max(w->ack_pkts,
-				  softhca_rc_acked(w->ack_first, psn, a));
+		acked = softhca_rc_acked(w->ack_first, psn, a);
+		/* A train's WQEs may retire before its answer comes. */
+		if (a == SOFTHCA_RC_ANS_PART && w->ack_cars &&
+		    acked > w->ack_pkts && !w->ack_ready) {
+			WRITE_ONCE(w->ack_moved, true);
+			kick = true;
+		}
+		w->ack_pkts = max(w->ack_pkts, acked);
 		/*
 		 * A train's NAK names the message it refuses: those before
 		 * it were taken (a chunk alone ends in error either way).
