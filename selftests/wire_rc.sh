@@ -210,14 +210,38 @@ win_check() {
 }
 
 # window NAME SNS SDEV SADDR CNS CDEV CADDR HOST PORT CDEV_SOFTHCA:
-# win_check of 3000 SENDs; the softhca client retired WQEs of its trains
-# on ACKs of part of them (tx_train_early: the window slid).
+# win_check of 3000 SENDs; the softhca client sent them in trains (64
+# posted as one list: a train takes them together, req_train.c).  How
+# many retire before their train's answer is shown, not required: with
+# the responder's softirq on the requester's CPU every ACK of a train
+# may come before the requester looks again (slow_window requires it).
 window() {
 	cd_=${10}
 	n0=$(hwc "$cd_" tx_train_early) m0=$(hwc "$cd_" tx_train_msgs)
 	win_check "$1" "$2" "$3" "$4" "$5" "$6" "$7" "$8" "$9" -S 3000 || return 1
 	n=$(($(hwc "$cd_" tx_train_early) - n0)) m=$(($(hwc "$cd_" tx_train_msgs) - m0))
 	echo "NOTE: $1: $m messages sent in trains, $n retired before their train's answer"
+	[ $m -gt 0 ] || { echo "no message went in a train"; return 1; }
+}
+
+# slow_window NS VETH NAME SNS SDEV SADDR CNS CDEV CADDR HOST PORT
+# CDEV_SOFTHCA: win_check of 1000 SENDs with the requests' veth VETH
+# (in NS) at 1 Mbit/s (netem rate): a train's bursts (one skb of 16
+# packets each) leave 13 ms apart, the ACK of the first comes back
+# while the others wait, and its WQEs must retire then (tx_train_early:
+# the window slid).
+slow_window() {
+	sw_ns=$1 sw_veth=$2 cd_=${12}
+	shift 2
+	n0=$(hwc "$cd_" tx_train_early)
+	inns "$sw_ns" tc qdisc add dev "$sw_veth" root netem rate 1mbit ||
+		{ echo "no netem here"; return 1; }
+	win_check "$1" "$2" "$3" "$4" "$5" "$6" "$7" "$8" "$9" -S 1000
+	rc=$?
+	inns "$sw_ns" tc qdisc del dev "$sw_veth" root
+	[ $rc = 0 ] || return 1
+	n=$(($(hwc "$cd_" tx_train_early) - n0))
+	echo "NOTE: $1: $n messages retired before their train's answer"
 	[ $n -gt 0 ] || { echo "no message retired on a partial ACK"; return 1; }
 }
 
@@ -303,6 +327,8 @@ t "wire_rc: a window of trains, 3000 SENDs of 64 B, 64 outstanding, softhca <-> 
 	window win_sh_sh wns2 shw2 10.78.0.1 wns3 shw3 10.78.0.2 10.78.0.1 19050 shw3
 t "wire_rc: a window of trains, 3000 SENDs of 64 B, 64 outstanding, softhca -> rxe, every one" \
 	rxe window win_sh_rxe - rxe0 10.77.0.1 wns1 shw1 10.77.0.2 10.77.0.1 19051 shw1
+t "wire_rc: the window slides: WQEs retire on the ACK of a train's first bursts (requests at 1 Mbit/s)" \
+	slow_window wns3 wa1 win_slow_sh_sh wns2 shw2 10.78.0.1 wns3 shw3 10.78.0.2 10.78.0.1 19055 shw3
 t "wire_rc: RNR: SENDs before the receives are posted, softhca -> softhca" \
 	rnr rnr_sh_sh wns2 shw2 10.78.0.1 wns3 shw3 10.78.0.2 10.78.0.1 18950 shw3
 t "wire_rc: RNR: SENDs before the receives are posted, softhca -> rxe" \

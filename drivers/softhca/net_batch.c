@@ -32,7 +32,8 @@
  * trusted as it is across a veth); a lone packet keeps RoCEv2's 0
  * (net.c).  The ICRC counts the field as all ones either way.
  *
- * Memory: a batch is written into whole pages, which go with its skb;
+ * Memory: a batch is written into whole pages, which go with its skb
+ * (a short one is copied into a linear skb instead and keeps them);
  * what is left of the last page starts the next batch (the page then
  * held by both: the skb reads only its own part), since the kernel may
  * zero every page it hands out (init_on_alloc) and a run of small
@@ -68,6 +69,8 @@
 
 /* Room left in a page worth starting the next batch in. */
 #define SOFTHCA_TXB_REUSE	256
+/* A batch this short leaves as a linear skb (softhca_txb_send_linear()). */
+#define SOFTHCA_TXB_LINEAR	2048
 
 /* Byte @off of the pages, and how many follow it in its page. */
 static u8 *softhca_txb_at(struct page *const *pages, u32 off, u32 *room)
@@ -309,6 +312,47 @@ static void softhca_txb_flush_one(struct softhca_dev *sdev,
 	softhca_net_xmit(sdev, skb, &b->path);
 }
 
+/*
+ * A batch of at most SOFTHCA_TXB_LINEAR bytes (short messages: a train's
+ * bursts) leaves copied into a linear skb, and keeps its pages.  Where
+ * the receiver segments it (the UDP socket of softhca or rdma_rxe:
+ * skb_segment()), each packet is then copied whole into its segment's
+ * head, where the receiver parses it.  From a page fragment, the
+ * receiver had to pull each packet's headers into the head (a
+ * reallocation a packet, __pskb_pull_tail()), and the pages went with
+ * the skb.  Return: 0, or a negative errno (nothing sent).
+ */
+static int softhca_txb_send_linear(struct softhca_dev *sdev,
+				   struct softhca_txb *b)
+{
+	u32 bytes = b->len - b->start;
+	struct sk_buff *skb;
+	int err;
+
+	skb = alloc_skb(SOFTHCA_NET_HEADROOM + bytes, GFP_ATOMIC | __GFP_NOWARN);
+	if (!skb)
+		return -ENOMEM;
+	skb_reserve(skb, SOFTHCA_NET_HEADROOM);
+	/* Filled once the headers are there: the ICRCs need them. */
+	__skb_put(skb, bytes);
+	softhca_txb_ackreq_last(b, b->pages);
+	rcu_read_lock();
+	err = softhca_net_prepare(sdev, skb, &b->path, b->n);
+	if (err) {
+		rcu_read_unlock();
+		kfree_skb(skb);
+		return err;
+	}
+	softhca_txb_icrcs(b, b->pages, skb);
+	softhca_txb_bytes(b->pages, b->start,
+			  skb_transport_header(skb) + sizeof(struct udphdr),
+			  bytes, true);
+	softhca_txb_gso(b, skb);
+	err = softhca_net_send(sdev, skb);
+	rcu_read_unlock();
+	return err;
+}
+
 /**
  * softhca_txb_flush - send what a batch holds
  * @sdev: the sending device
@@ -328,6 +372,11 @@ void softhca_txb_flush(struct softhca_dev *sdev, struct softhca_txb *b)
 		if (n)
 			softhca_txb_flush_one(sdev, b);
 		return;
+	}
+	if (bytes <= SOFTHCA_TXB_LINEAR) {
+		err = softhca_txb_send_linear(sdev, b);
+		end = b->start;	/* the next batch writes where this one was */
+		goto out;
 	}
 	/* The pages go with the skb; any beyond stay for the next batch. */
 	memcpy(pages, b->pages, npages * sizeof(pages[0]));
