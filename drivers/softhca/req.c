@@ -467,9 +467,12 @@ static int softhca_req_chunk(struct softhca_qp *qp, struct softhca_req_out *out)
 	 */
 	qp->req.wire_chunk = ack == SOFTHCA_PENDING ? chunk :
 			     ack == SOFTHCA_RESEND ? chunk - msg.acked : 0;
-	/* Its message's last chunk: WQEs posted meanwhile may follow it. */
+	/*
+	 * The last chunk of a SEND or WRITE: WQEs posted meanwhile may
+	 * follow it (a READ's or an atomic's answer comes first).
+	 */
 	WRITE_ONCE(qp->req.train_open, ack == SOFTHCA_PENDING && msg.last &&
-		   dest->tp->append);
+		   dest->tp->append && softhca_req_can_lead(w->ctrl.opcode));
 	WRITE_ONCE(qp->req.train_full, false);
 	if (msg.acked) {
 		/* Forward progress: the retry count starts again (IBA). */

@@ -38,6 +38,7 @@ u8 softhca_nak_status(enum softhca_ack ack);
 
 /* req_train.c */
 int softhca_req_car_promote(struct softhca_qp *qp);
+bool softhca_req_can_lead(u8 opcode);
 u32 softhca_req_train_extend(struct softhca_qp *qp, struct softhca_dest *dest,
 			     struct softhca_mr **lmr, u32 burst);
 int softhca_req_train_advance(struct softhca_qp *qp, struct softhca_req_out *out);

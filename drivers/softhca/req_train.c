@@ -137,12 +137,15 @@ static bool softhca_req_car_take(struct softhca_qp *qp)
 	return true;
 }
 
-/* A message the train carries: a SEND or WRITE, nothing to wait for. */
-static bool softhca_req_car_ok(const struct softhca_req_car *car)
+/**
+ * softhca_req_can_lead - may a WQE of @opcode ride in a train (or lead one)?
+ * @opcode: its opcode
+ *
+ * A SEND or WRITE: nothing to wait for but the ACK.
+ */
+bool softhca_req_can_lead(u8 opcode)
 {
-	if (car->err)
-		return false;
-	switch (car->wqe->ctrl.opcode) {
+	switch (opcode) {
 	case IB_UVERBS_WR_SEND:
 	case IB_UVERBS_WR_SEND_WITH_IMM:
 	case IB_UVERBS_WR_SEND_WITH_INV:
@@ -152,6 +155,12 @@ static bool softhca_req_car_ok(const struct softhca_req_car *car)
 	default:
 		return false;
 	}
+}
+
+/* A message the train carries: checked, a SEND or WRITE. */
+static bool softhca_req_car_ok(const struct softhca_req_car *car)
+{
+	return !car->err && softhca_req_can_lead(car->wqe->ctrl.opcode);
 }
 
 /* Append @car's message behind the train.  Return: false if not sent. */
@@ -221,10 +230,13 @@ u32 softhca_req_train_extend(struct softhca_qp *qp, struct softhca_dest *dest,
 		if (!softhca_req_car_ok(car))
 			goto full;
 		pkts = softhca_seq_npkts(car->len, mtu);
-		if (pkts > room)
+		/*
+		 * No room; or not sent (its local SGEs do not resolve, or
+		 * the answer came): only the answer or WQEs retiring change
+		 * that, and trying again each pass would only cost.
+		 */
+		if (pkts > room || !softhca_req_car_send(qp, dest, car, lmr))
 			goto full;
-		if (!softhca_req_car_send(qp, dest, car, lmr))
-			break;
 		if (car->sent)
 			softhca_count_add(sdev, SOFTHCA_CNT_TX_RETRANSMITS, pkts);
 		else
@@ -240,7 +252,7 @@ u32 softhca_req_train_extend(struct softhca_qp *qp, struct softhca_dest *dest,
 	}
 	return sent;
 full:
-	/* Only WQEs retiring make room, or let a train go past a READ. */
+	/* Only its answer, or WQEs of it retiring, change that. */
 	WRITE_ONCE(qp->req.train_full, true);
 	return sent;
 }
