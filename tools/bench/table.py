@@ -11,6 +11,10 @@ reported, never asserted (a benchmark is not a test).  Rows whose case
 starts with pt_ are Debian's perftest (tool "perftest" in the results),
 softhca's under softhca-run: perftest counts no system calls or CPU.
 
+The wire_* softhca-perf rows run several times (WIRE_REPS, each run
+softhca then rxe): a row gives the median figures and the median of
+the runs' ratios, and a line below it their ranges.
+
 Rows whose case starts with wire_ (tools/bench/wire.sh) cross a veth
 pair as RoCEv2 frames: wire_* softhca <-> softhca against rxe <-> rxe
 (softhca-perf, one process), wire_sh_rxe_* softhca <-> rxe against
@@ -35,6 +39,19 @@ def fmt(v):
     if v is None:
         return "n/a"
     return f"{v:.3f}" if abs(v) < 10 else f"{v:.1f}"
+
+
+def median_rec(recs):
+    """The record whose figure is the median (the lower one of two)."""
+    if not recs:
+        return None
+    ranked = sorted(recs, key=lambda r: metric(r)[1])
+    return ranked[(len(ranked) - 1) // 2]
+
+
+def spread(recs):
+    vals = [metric(r)[1] for r in recs]
+    return f"{fmt(min(vals))}-{fmt(max(vals))}"
 
 
 def main(path):
@@ -65,7 +82,10 @@ def main(path):
             if key not in rows:
                 rows[key] = {}
                 order.append(key)
-            rows[key][r["device"]] = r
+            if "rep" in r:
+                rows[key].setdefault(r["device"], []).append(r)
+            else:
+                rows[key][r["device"]] = [r]
 
     w = max([16] + [len(k[0]) + 1 for k in order])
     hdr = (f"{'case':<{w}}{'test':<11}{'conn':<5}{'bytes':>8}  {'metric':<10}"
@@ -84,12 +104,18 @@ def main(path):
                   " (softhca-perf); wire_sh_rxe_* softhca<->rxe | rxe<->rxe (perftest);"
                   " *_loss5: 5 % loss (perftest)")
             continue
-        sh, rx = rows[key].get("softhca"), rows[key].get("rxe")
+        shs, rxs = rows[key].get("softhca", []), rows[key].get("rxe", [])
+        sh, rx = median_rec(shs), median_rec(rxs)
         any_ = sh or rx
         name, _ = metric(any_)
         vs = metric(sh)[1] if sh else None
         vr = metric(rx)[1] if rx else None
         q = vs / vr if vs is not None and vr else None
+        qs = [metric(a)[1] / metric(b)[1] for a, b in zip(shs, rxs)
+              if metric(b)[1]] if len(shs) == len(rxs) > 1 else []
+        if qs:
+            # Each run's pair, back to back: the median of their ratios.
+            q = statistics.median(qs)
         ratio[key] = (q, sh, rx)
 
         def pair(field):
@@ -100,6 +126,9 @@ def main(path):
               f"{name:<10}{fmt(vs):>10}{fmt(vr):>10}{fmt(q):>8}  "
               f"{pair('syscalls_per_op'):>19}  {pair('cpu_us_per_op'):>17}  "
               f"{pair('kthread_us_per_op'):>18}")
+        if qs:
+            print(f"{'':<{w}}  ({len(qs)} runs, medians above; softhca "
+                  f"{spread(shs)}, rxe {spread(rxs)}, sh/rxe {fmt(min(qs))}-{fmt(max(qs))})")
 
     if any(k and k[0].startswith("pt_") for k in order):
         print("pt_*: Debian's perftest (ib_send_lat t_typical, ib_write_bw BW average"

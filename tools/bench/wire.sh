@@ -23,6 +23,11 @@
 # Then the same 1 MiB WRITE under 5 % loss (netem on both ends of every
 # veth).
 #
+# WIRE_REPS (environment, default 5): how many times the softhca-perf
+# rows run, softhca and rxe back to back each time (a record's "rep"):
+# between runs the same module's 64 B rate spread 0.036-0.079 Mpps and
+# rxe's 0.014-0.049 (where RPS puts each flow's softirq: every run's new
+# QPs hash anew), so make bench reports medians (tools/bench/table.py).
 # WIRE_ROWS (environment): run only these softhca-perf rows, a list of
 # lat, rate and bw, and neither the perftest nor the loss rows (to
 # iterate on one figure); unset: everything.  WIRE_PROFILE=PREFIX: each
@@ -150,7 +155,7 @@ perf() {
 			prof="command perf record -q -a -g -e cpu-clock -o $WIRE_PROFILE.$name.$side.data --"
 		# shellcheck disable=SC2086
 		if $prof timeout 300 "$prog" "$@" $ends --json > build/bench/wire.out; then
-			sed "s/^{/{\"case\":\"$name\",\"device\":\"$side\",/" build/bench/wire.out >> "$out"
+			sed "s/^{/{\"case\":\"$name\",\"device\":\"$side\",\"rep\":$rep,/" build/bench/wire.out >> "$out"
 		else
 			echo "bench wire: $name on $side failed" >&2
 			wfailed=$((wfailed + 1))
@@ -212,9 +217,13 @@ row() {
 	return 1
 }
 
-row lat && perf wire_lat_send send_lat -s 64 -n 5000
-row rate && perf wire_rate_write write_bw -s 64 -n 50000
-row bw && perf wire_bw_write write_bw -s 1M -n 100
+rep=1
+while [ "$rep" -le "${WIRE_REPS:-5}" ]; do
+	row lat && perf wire_lat_send send_lat -s 64 -n 5000
+	row rate && perf wire_rate_write write_bw -s 64 -n 50000
+	row bw && perf wire_bw_write write_bw -s 1M -n 100
+	rep=$((rep + 1))
+done
 if [ -n "${WIRE_ROWS:-}" ]; then
 	: # the softhca-perf rows asked for only
 elif command -v ib_send_lat > /dev/null; then
