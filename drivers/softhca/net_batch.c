@@ -313,6 +313,38 @@ static void softhca_txb_flush_one(struct softhca_dev *sdev,
 }
 
 /*
+ * Send @skb, which holds the batch's packets from @pages (page
+ * fragments), or is linear with room for them (@linear: they are copied
+ * in once the ICRCs are filled, which need the headers).  Consumes @skb.
+ * Return: 0, or a negative errno (nothing sent).
+ */
+static int softhca_txb_send(struct softhca_dev *sdev,
+			    const struct softhca_txb *b,
+			    struct page *const *pages, struct sk_buff *skb,
+			    bool linear)
+{
+	int err;
+
+	softhca_txb_ackreq_last(b, pages);
+	rcu_read_lock();
+	err = softhca_net_prepare(sdev, skb, &b->path, b->n);
+	if (err) {
+		rcu_read_unlock();
+		kfree_skb(skb);
+		return err;
+	}
+	softhca_txb_icrcs(b, pages, skb);
+	if (linear)
+		softhca_txb_bytes(pages, b->start,
+				  skb_transport_header(skb) + sizeof(struct udphdr),
+				  b->len - b->start, true);
+	softhca_txb_gso(b, skb);
+	err = softhca_net_send(sdev, skb);
+	rcu_read_unlock();
+	return err;
+}
+
+/*
  * A batch of at most SOFTHCA_TXB_LINEAR bytes (short messages: a train's
  * bursts) leaves copied into a linear skb, and keeps its pages.  Where
  * the receiver segments it (the UDP socket of softhca or rdma_rxe:
@@ -327,7 +359,6 @@ static int softhca_txb_send_linear(struct softhca_dev *sdev,
 {
 	u32 bytes = b->len - b->start;
 	struct sk_buff *skb;
-	int err;
 
 	skb = alloc_skb(SOFTHCA_NET_HEADROOM + bytes, GFP_ATOMIC | __GFP_NOWARN);
 	if (!skb)
@@ -335,22 +366,7 @@ static int softhca_txb_send_linear(struct softhca_dev *sdev,
 	skb_reserve(skb, SOFTHCA_NET_HEADROOM);
 	/* Filled once the headers are there: the ICRCs need them. */
 	__skb_put(skb, bytes);
-	softhca_txb_ackreq_last(b, b->pages);
-	rcu_read_lock();
-	err = softhca_net_prepare(sdev, skb, &b->path, b->n);
-	if (err) {
-		rcu_read_unlock();
-		kfree_skb(skb);
-		return err;
-	}
-	softhca_txb_icrcs(b, b->pages, skb);
-	softhca_txb_bytes(b->pages, b->start,
-			  skb_transport_header(skb) + sizeof(struct udphdr),
-			  bytes, true);
-	softhca_txb_gso(b, skb);
-	err = softhca_net_send(sdev, skb);
-	rcu_read_unlock();
-	return err;
+	return softhca_txb_send(sdev, b, b->pages, skb, true);
 }
 
 /**
@@ -409,18 +425,7 @@ void softhca_txb_flush(struct softhca_dev *sdev, struct softhca_txb *b)
 		end = 0;
 	}
 
-	softhca_txb_ackreq_last(b, pages);
-	rcu_read_lock();
-	err = softhca_net_prepare(sdev, skb, &b->path, n);
-	if (err) {
-		rcu_read_unlock();
-		kfree_skb(skb);
-		goto out;
-	}
-	softhca_txb_icrcs(b, pages, skb);
-	softhca_txb_gso(b, skb);
-	err = softhca_net_send(sdev, skb);
-	rcu_read_unlock();
+	err = softhca_txb_send(sdev, b, pages, skb, false);
 out:
 	b->n = 0;
 	b->start = end;
