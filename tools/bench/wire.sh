@@ -220,6 +220,9 @@ row() {
 rep=1
 while [ "$rep" -le "${WIRE_REPS:-5}" ]; do
 	row lat && perf wire_lat_send send_lat -s 64 -n 5000
+	# The same ping-pong on UD: no ACKs, so beside the RC row it shows
+	# what answering each SEND costs (Documentation/performance.rst).
+	row lat && perf wire_lat_send_ud send_lat -c UD -s 64 -n 5000
 	row rate && perf wire_rate_write write_bw -s 64 -n 50000
 	row bw && perf wire_bw_write write_bw -s 1M -n 100
 	rep=$((rep + 1))
