@@ -55,7 +55,11 @@
  * packet on the way (tc); the server expects exactly message K missing
  * (-L -1: none) and every other one intact.  -Q D keeps up to D SENDs
  * outstanding (default 2): with RC on the wire, a window of trains
- * whose first WQEs retire on partial ACKs (req_train.c).
+ * whose first WQEs retire on partial ACKs (req_train.c).  -U K signals
+ * one SEND in K (and the end mark), the others unsignaled (K at most
+ * D): on the wire they ask for no ACK (wire_rc.c, quiet messages).
+ * -Z USEC posts one SEND at a time, USEC microseconds after the one
+ * before: a quiet SEND then waits alone and must ask for its answer.
  *
  * Exit status 0 on success; a message on stderr otherwise.
  */
@@ -86,10 +90,10 @@ struct dest {
 static struct {
 	const char *dev, *host;
 	int gidx, port, iters, stream, depth, lost, rc, dead, rnr, read, atomic;
-	int timeout;
+	int timeout, sig_every, gap_us;
 	uint32_t size, psn;
 } o = { .port = 18800, .size = 64, .iters = 100, .lost = -1, .psn = 0x100,
-	.timeout = 14, .depth = 2 };
+	.timeout = 14, .depth = 2, .sig_every = 1 };
 
 static struct ibv_context *ctx;
 static struct ibv_pd *pd;
@@ -457,7 +461,7 @@ static void stream_client(const struct dest *peer)
 	struct ibv_send_wr *wrs, *bad;
 	struct ibv_sge *sges;
 	struct ibv_wc wc;
-	int i = 0, n = 0, k;
+	int i = 0, done = 0, k;
 
 	wrs = calloc((size_t)o.depth, sizeof(*wrs));
 	sges = calloc((size_t)o.depth, sizeof(*sges));
@@ -468,31 +472,42 @@ static void stream_client(const struct dest *peer)
 	 * each message has its own, the client's receive area of the same
 	 * index, which it does not receive into).  Whatever has room is
 	 * posted as one list: one publish, so a requester finds them all
-	 * posted at once (an RC train on the wire takes them together).
+	 * posted at once (an RC train on the wire takes them together);
+	 * with -Z, one at a time.  A completion (of a signaled SEND, its
+	 * wr_id its index) says every SEND up to it is done.
 	 */
 	while (i <= o.stream) {
-		for (k = 0; i <= o.stream && i - n < o.depth; k++, i++) {
+		for (k = 0; i <= o.stream && i - done < o.depth; k++, i++) {
 			uint8_t *src = o.depth > 2 ? RECV_AREA(i) : SRC(i & 1);
 
 			fill(src, (uint32_t)i, 0, 0);
 			build_send(&wrs[k], &sges[k], 0, (uint32_t)i, peer, src,
 				   i == o.stream ? 1 : o.size);
+			wrs[k].wr_id = (uint64_t)i;
+			if (i % o.sig_every != o.sig_every - 1 && i != o.stream)
+				wrs[k].send_flags = 0;
 			wrs[k].next = NULL;
 			if (k)
 				wrs[k - 1].next = &wrs[k];
+			if (o.gap_us) {
+				k++, i++;
+				break;
+			}
 		}
+		if (o.gap_us)
+			usleep((useconds_t)o.gap_us);
 		if (k && ibv_post_send(qp, wrs, &bad))
 			die("post_send");
-		if (i <= o.stream) {
+		if (i <= o.stream && i - done >= o.depth) {
 			if (!poll_one(&wc, 20000))
 				die("send completion");
-			n++;
+			done = (int)wc.wr_id + 1;
 		}
 	}
-	while (n < o.stream + 1) {
+	while (done < o.stream + 1) {
 		if (!poll_one(&wc, 20000))
 			die("send completion");
-		n++;
+		done = (int)wc.wr_id + 1;
 	}
 	free(wrs);
 	free(sges);
@@ -808,7 +823,7 @@ int main(int argc, char **argv)
 	struct dest me = { 0 }, peer;
 	int c, i, s;
 
-	while ((c = getopt(argc, argv, "d:g:p:s:n:P:S:Q:L:T:REWDA")) != -1) {
+	while ((c = getopt(argc, argv, "d:g:p:s:n:P:S:Q:L:T:U:Z:REWDA")) != -1) {
 		switch (c) {
 		case 'd': o.dev = optarg; break;
 		case 'g': o.gidx = atoi(optarg); break;
@@ -818,6 +833,8 @@ int main(int argc, char **argv)
 		case 'P': o.psn = (uint32_t)strtoul(optarg, NULL, 0) & 0xffffff; break;
 		case 'S': o.stream = atoi(optarg); break;
 		case 'Q': o.depth = atoi(optarg); break;
+		case 'U': o.sig_every = atoi(optarg); break;
+		case 'Z': o.gap_us = atoi(optarg); break;
 		case 'L': o.lost = atoi(optarg); break;
 		case 'T': o.timeout = atoi(optarg); break;
 		case 'R': o.rc = 1; break;
@@ -826,7 +843,7 @@ int main(int argc, char **argv)
 		case 'D': o.read = 1; break;
 		case 'A': o.atomic = 1; break;
 		default:
-			fprintf(stderr, "usage: uc_wire -d DEV -g GIDX [-p PORT] [-s SIZE] [-n ITERS] [-P PSN] [-S N [-Q DEPTH] [-L K]] [HOST]\n");
+			fprintf(stderr, "usage: uc_wire -d DEV -g GIDX [-p PORT] [-s SIZE] [-n ITERS] [-P PSN] [-S N [-Q DEPTH] [-U K] [-Z USEC] [-L K]] [HOST]\n");
 			return 2;
 		}
 	}
@@ -836,6 +853,10 @@ int main(int argc, char **argv)
 		die("-d and a non-zero -s (RC ping-pong: any) are needed");
 	if (o.depth < 2 || o.depth > 1024)
 		die("-Q is 2..1024");
+	if (o.sig_every < 1 || o.sig_every > o.depth)
+		die("-U is 1..DEPTH (one signaled SEND at least per DEPTH)");
+	if (o.gap_us < 0)
+		die("-Z is 0 or more");
 
 	list = ibv_get_device_list(NULL);
 	for (i = 0; list && list[i]; i++)

@@ -17,6 +17,11 @@
 #     byte-exact (sums exact), softhca <-> softhca and with rxe.
 #   - A dead peer (its QP destroyed): RETRY_EXC_ERR after the retries,
 #     not a hang.
+#   - Quiet messages (wire_rc.c): SENDs signaled one in 8 leave the
+#     others without AckReq (tx_quiet_msgs), with and without loss,
+#     softhca and rxe responders; a quiet SEND left alone asks for its
+#     answer by sending its last packet again with AckReq
+#     (tx_ack_probes), which either responder ACKs as a duplicate.
 #   - RDMA READ (uc_wire -R -D): sizes 0 to 1 MiB (1,000,000 B against
 #     rxe), random offsets and 1 to 4 SGEs, every byte and the bytes
 #     around the SGEs checked; softhca as requester and as responder
@@ -245,6 +250,34 @@ slow_window() {
 	[ $n -gt 0 ] || { echo "no message retired on a partial ACK"; return 1; }
 }
 
+# quiet NAME SNS SDEV SADDR CNS CDEV CADDR HOST PORT CDEV_SOFTHCA: a
+# window of 3000 SENDs of which one in 8 is signaled (uc_wire -U 8): the
+# others went quiet (no AckReq, wire_rc.c), most of them.
+quiet() {
+	cd_=${10}
+	q0=$(hwc "$cd_" tx_quiet_msgs) a0=$(hwc "$cd_" rx_acks)
+	win_check "$1" "$2" "$3" "$4" "$5" "$6" "$7" "$8" "$9" -S 3000 -U 8 || return 1
+	q=$(($(hwc "$cd_" tx_quiet_msgs) - q0)) a=$(($(hwc "$cd_" rx_acks) - a0))
+	echo "NOTE: $1: $q of 3000 SENDs quiet, $a ACKs taken"
+	[ $q -ge 2000 ] || { echo "fewer than 2000 quiet SENDs"; return 1; }
+}
+
+# probe NAME SNS SDEV SADDR CNS CDEV CADDR HOST PORT CDEV_SOFTHCA: 200
+# SENDs posted one at a time 2 ms apart, one in 4 signaled (uc_wire -Q 4
+# -U 4 -Z 2000): each quiet one waits alone past ack_quiet_us and asks
+# for its answer (tx_ack_probes: its last packet again, with AckReq),
+# which the responder gives as to a duplicate.
+probe() {
+	cd_=${10}
+	p0=$(hwc "$cd_" tx_ack_probes) t0=$(hwc "$cd_" ack_timeouts)
+	pair "$UCW" 'end mark sent' "$1" "$2" "$3" "$4" "$5" "$6" "$7" "$8" "$9" \
+		-R -s 64 -S 200 -Q 4 -U 4 -Z 2000 || return 1
+	p=$(($(hwc "$cd_" tx_ack_probes) - p0)) t=$(($(hwc "$cd_" ack_timeouts) - t0))
+	echo "NOTE: $1: $p probes, $t ACK timeouts"
+	[ $p -ge 100 ] || { echo "fewer than 100 probes for 150 quiet SENDs alone"; return 1; }
+	[ $t = 0 ] || { echo "a probe is not a timeout"; return 1; }
+}
+
 # lossy_win ARGS: lossy, the check a window of 2000 SENDs.  The loss
 # must hit the requests: in a window, a lost ACK is covered by the next
 # one, and nothing need be sent again.
@@ -329,6 +362,14 @@ t "wire_rc: a window of trains, 3000 SENDs of 64 B, 64 outstanding, softhca -> r
 	rxe window win_sh_rxe - rxe0 10.77.0.1 wns1 shw1 10.77.0.2 10.77.0.1 19051 shw1
 t "wire_rc: the window slides: WQEs retire on the ACK of a train's first bursts (requests at 1 Mbit/s)" \
 	slow_window wns3 wa1 win_slow_sh_sh wns2 shw2 10.78.0.1 wns3 shw3 10.78.0.2 10.78.0.1 19055 shw3
+t "wire_rc: quiet messages: 3000 SENDs, one in 8 signaled, the others without AckReq, softhca <-> softhca" \
+	quiet quiet_sh_sh wns2 shw2 10.78.0.1 wns3 shw3 10.78.0.2 10.78.0.1 19060 shw3
+t "wire_rc: quiet messages: 3000 SENDs, one in 8 signaled, softhca -> rxe" \
+	rxe quiet quiet_sh_rxe - rxe0 10.77.0.1 wns1 shw1 10.77.0.2 10.77.0.1 19061 shw1
+t "wire_rc: a quiet SEND left alone asks for its answer (probe), softhca <-> softhca" \
+	probe probe_sh_sh wns2 shw2 10.78.0.1 wns3 shw3 10.78.0.2 10.78.0.1 19062 shw3
+t "wire_rc: a quiet SEND left alone asks for its answer (probe), softhca -> rxe" \
+	rxe probe probe_sh_rxe - rxe0 10.77.0.1 wns1 shw1 10.77.0.2 10.77.0.1 19063 shw1
 t "wire_rc: RNR: SENDs before the receives are posted, softhca -> softhca" \
 	rnr rnr_sh_sh wns2 shw2 10.78.0.1 wns3 shw3 10.78.0.2 10.78.0.1 18950 shw3
 t "wire_rc: RNR: SENDs before the receives are posted, softhca -> rxe" \
@@ -348,6 +389,12 @@ t "wire_rc: 5% loss of the requests, softhca <-> softhca, a window of 2000 SENDs
 t "wire_rc: 5% loss from softhca to rxe, a window of 2000 SENDs of 64 B, every one" \
 	rxe lossy_win wns1 wr1 5 win_loss_sh_rxe shw1 \
 	- rxe0 10.77.0.1 wns1 shw1 10.77.0.2 10.77.0.1 19053
+t "wire_rc: 5% loss of the requests, quiet SENDs (one in 8 signaled), softhca <-> softhca, every one" \
+	lossy_win wns3 wa1 5 win_loss_quiet_sh_sh "shw2 shw3" \
+	wns2 shw2 10.78.0.1 wns3 shw3 10.78.0.2 10.78.0.1 19064 -U 8
+t "wire_rc: 5% loss from softhca to rxe, quiet SENDs (one in 8 signaled), every one" \
+	rxe lossy_win wns1 wr1 5 win_loss_quiet_sh_rxe shw1 \
+	- rxe0 10.77.0.1 wns1 shw1 10.77.0.2 10.77.0.1 19065 -U 8
 t "wire_rc: RDMA READ checked, softhca requester, rxe responder, 0 B to 1000000 B (IPv4)" \
 	rxe rd_check rd_sh_rxe - rxe0 10.77.0.1 wns1 shw1 10.77.0.2 10.77.0.1 18980 -n 20 -s 1000000
 t "wire_rc: RDMA READ checked, rxe requester, softhca responder, 0 B to 1000000 B (IPv4)" \

@@ -41,6 +41,8 @@ static const struct rdma_stat_desc softhca_counter_descs[] = {
 	[SOFTHCA_CNT_RX_QP_NOT_READY].name = "rx_qp_not_ready",
 	[SOFTHCA_CNT_TX_TRAIN_MSGS].name = "tx_train_msgs",
 	[SOFTHCA_CNT_TX_TRAIN_EARLY].name = "tx_train_early",
+	[SOFTHCA_CNT_TX_QUIET].name = "tx_quiet_msgs",
+	[SOFTHCA_CNT_TX_ACK_PROBES].name = "tx_ack_probes",
 	[SOFTHCA_CNT_TX_GSO].name = "tx_gso_skbs",
 };
 

@@ -70,6 +70,13 @@ enum softhca_counter {
 	 * answer to the whole train came (req_train.c: the window slid)
 	 */
 	SOFTHCA_CNT_TX_TRAIN_EARLY,
+	/*
+	 * RC: messages sent without AckReq (an unsignaled WQE's, wire_rc.c
+	 * "Quiet messages"), and packets sent again only to ask for the
+	 * answer such a message did not ask for (probes)
+	 */
+	SOFTHCA_CNT_TX_QUIET,
+	SOFTHCA_CNT_TX_ACK_PROBES,
 	/* skbs that carried several packets (net_batch.c: UDP GSO) */
 	SOFTHCA_CNT_TX_GSO,
 	SOFTHCA_CNT_NUM

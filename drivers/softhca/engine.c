@@ -426,13 +426,17 @@ static int softhca_poller_pass(struct softhca_poller *p, u64 now)
 			softhca_poller_release(p, qp);
 		} else if (n) {
 			continue;
-		} else if (READ_ONCE(qp->req.retry_wait)) {
+		} else if (READ_ONCE(qp->req.retry_wait) &&
+			   !READ_ONCE(qp->req.quiet_wait)) {
 			/*
 			 * A retry wait ends by its timer, which kicks; a
 			 * train's partial ACKs kick too.  (Keeping a waiting
 			 * train watched, so that posts meanwhile need no
 			 * doorbell, cost make check 232 s of spinning and
-			 * bought no measured speed.)
+			 * bought no measured speed.)  A quiet train's wait
+			 * (wire_rc.c) is kept as an idle QP is: it waits for
+			 * the next post, which then needs no doorbell, and
+			 * ends in ack_quiet_us, shorter than the idle budget.
 			 */
 			softhca_poller_release(p, qp);
 		} else if (p->spun - qp->last_work >=

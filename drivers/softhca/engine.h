@@ -77,6 +77,9 @@ enum softhca_ack {
  * @opcode: IB_UVERBS_WR_*
  * @first, @last: position of this chunk in its message
  * @solicited: the solicited-event bit (last chunk)
+ * @quiet: its WQE asks for no completion (unsignaled, and the QP does not
+ *	signal all): on the wire its answer may wait (wire_rc.c, "Quiet
+ *	messages")
  * @imm: immediate data, network order
  * @qkey: UD: the Q_Key the message carries
  * @xrc_srqn: XRC: the SRQ the message is for (the XRCETH of RoCE)
@@ -104,6 +107,7 @@ struct softhca_msg {
 	bool first;
 	bool last;
 	bool solicited;
+	bool quiet;
 	u32 imm;
 	u32 qkey;
 	u32 xrc_srqn;
@@ -148,6 +152,15 @@ struct softhca_msg {
  *	@taken said, retired before the train's answer came: what is in
  *	flight starts after them.  Context: as @send.
  *
+ * @quiet: optional, with @probe: what is in flight ends in a packet that
+ *	asked for no answer (quiet messages, wire_rc.c), so none comes by
+ *	itself.  Context: as @send.
+ *
+ * @probe: ask for the answer to what is in flight: @msg is its last
+ *	packet (the last of the last message sent), sent again asking for
+ *	an answer; or, while that packet is still in the transmit batch,
+ *	the batch asks when it goes.  Context: as @send.
+ *
  * softhca_dest_get() picks the transport per destination, so the
  * requester never asks where its peer is.
  */
@@ -160,6 +173,9 @@ struct softhca_transport {
 	void (*flush)(struct softhca_qp *qp);
 	u32 (*taken)(struct softhca_qp *qp);
 	void (*slide)(struct softhca_qp *qp, u32 pkts, u32 msgs);
+	bool (*quiet)(struct softhca_qp *qp);
+	void (*probe)(struct softhca_qp *qp, struct softhca_dest *dest,
+		      struct softhca_msg *msg);
 };
 
 extern const struct softhca_transport softhca_loopback;
@@ -399,6 +415,7 @@ struct softhca_engine_params {
 	unsigned int chunk;	/* bytes per chunk of a long message */
 	unsigned int wire_pkts;	/* path-MTU packets per chunk on the wire */
 	unsigned int tx_batch;	/* packets per GSO skb (net_batch.c), 1: none */
+	unsigned int quiet_us;	/* a quiet train's wait for more (wire_rc.c) */
 };
 
 extern struct softhca_engine_params softhca_engine;

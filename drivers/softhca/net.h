@@ -70,6 +70,7 @@ int softhca_net_send(struct softhca_dev *sdev, struct sk_buff *skb);
  * @seg: the length of every packet but the last (the GSO size)
  * @last: the last packet's length (less than @seg: nothing may follow)
  * @n: packets written
+ * @ask: the last packet must ask for an answer (softhca_txb_ask())
  */
 struct softhca_txb {
 	struct page *pages[SOFTHCA_TXB_PAGES];
@@ -79,6 +80,7 @@ struct softhca_txb {
 	u32 seg;
 	u32 last;
 	u16 n;
+	bool ask;
 };
 
 struct softhca_roce_fields;
@@ -88,6 +90,7 @@ int softhca_txb_add(struct softhca_dev *sdev, struct softhca_txb *b,
 		    const struct softhca_roce_fields *f,
 		    struct softhca_cursor *data, u32 len,
 		    const struct softhca_path *path);
+void softhca_txb_ask(struct softhca_txb *b);
 void softhca_txb_flush(struct softhca_dev *sdev, struct softhca_txb *b);
 void softhca_txb_release(struct softhca_txb *b);
 

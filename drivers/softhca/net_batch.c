@@ -48,11 +48,12 @@
  * the batch is empty, so a QP's packets leave in PSN order.  A
  * responder's batch lives on its stack for one READ's responses.
  *
- * AckReq: a train sets AckReq on each message's last packet; a batch
- * keeps it on its last packet only (a READ's responses carry none), so
- * the responder answers the run once, with the PSN of the last, which
- * acknowledges all before it.  A packet lost in between is NAKed for its sequence
- * whatever AckReq says.
+ * AckReq: a train sets AckReq on the last packet of each message that
+ * wants an answer (not a quiet one, wire_rc.c); a batch moves it to its
+ * last packet (a READ's responses carry none), so the responder answers
+ * the run once, with the PSN of the last, which acknowledges all before
+ * it.  A packet lost in between is NAKed for its sequence whatever
+ * AckReq says.
  */
 #include <linux/mm.h>
 #include <linux/skbuff.h>
@@ -259,14 +260,37 @@ static void softhca_txb_icrcs(const struct softhca_txb *b,
 	}
 }
 
-/* AckReq off on every packet but the last. */
-static void softhca_txb_ackreq_last(const struct softhca_txb *b,
-				    struct page *const *pages)
+/*
+ * AckReq on the last packet when any packet of the batch asked (or the
+ * batch was asked to, softhca_txb_ask()), on none before it: the answer
+ * to the last covers them all.  Before the ICRCs, which cover the bit.
+ */
+static void softhca_txb_ackreq(struct softhca_txb *b)
 {
 	u32 i, off = b->start + offsetof(struct softhca_bth, apsn), room;
+	bool ask = b->ask;
+	u8 *p;
 
-	for (i = 0; i + 1 < b->n; i++, off += b->seg)
-		*softhca_txb_at(pages, off, &room) &= ~(SOFTHCA_BTH_ACKREQ >> 24);
+	b->ask = false;
+	for (i = 0; i < b->n; i++, off += b->seg) {
+		p = softhca_txb_at(b->pages, off, &room);
+		ask |= *p & (SOFTHCA_BTH_ACKREQ >> 24);
+		if (i + 1 < b->n)
+			*p &= ~(SOFTHCA_BTH_ACKREQ >> 24);
+		else if (ask)
+			*p |= SOFTHCA_BTH_ACKREQ >> 24;
+	}
+}
+
+/**
+ * softhca_txb_ask - the batch's last packet must ask for an answer
+ * @b: a batch holding packets (RC requests)
+ *
+ * Context: as softhca_txb_add().
+ */
+void softhca_txb_ask(struct softhca_txb *b)
+{
+	b->ask = true;
 }
 
 /* The segmentation's part: its size and count, the UDP checksum's start. */
@@ -325,7 +349,6 @@ static int softhca_txb_send(struct softhca_dev *sdev,
 {
 	int err;
 
-	softhca_txb_ackreq_last(b, pages);
 	rcu_read_lock();
 	err = softhca_net_prepare(sdev, skb, &b->path, b->n);
 	if (err) {
@@ -384,9 +407,11 @@ void softhca_txb_flush(struct softhca_dev *sdev, struct softhca_txb *b)
 	struct sk_buff *skb;
 	int err = -ENOMEM;
 
-	if (n < 2) {
-		if (n)
-			softhca_txb_flush_one(sdev, b);
+	if (!n)
+		return;
+	softhca_txb_ackreq(b);
+	if (n == 1) {
+		softhca_txb_flush_one(sdev, b);
 		return;
 	}
 	if (bytes <= SOFTHCA_TXB_LINEAR) {

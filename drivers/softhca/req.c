@@ -159,6 +159,7 @@ void softhca_req_start(struct softhca_qp *qp)
 	qp->req.busy = true;
 	qp->req.done = 0;
 	qp->req.retry_wait = false;
+	qp->req.quiet_wait = false;
 	qp->req.wire_chunk = 0;
 	qp->req.train_open = false;
 	WRITE_ONCE(qp->req.train_full, false);
@@ -222,6 +223,8 @@ void softhca_req_msg(struct softhca_qp *qp, const struct softhca_send_wqe *w,
 	msg->first = !off;
 	msg->last = off + len == total;
 	msg->solicited = msg->last && (w->ctrl.flags & SOFTHCA_WQE_F_SOLICITED);
+	msg->quiet = !(w->ctrl.flags & SOFTHCA_WQE_F_SIGNALED) &&
+		     qp->sq_sig_type != IB_SIGNAL_ALL_WR;
 	msg->imm = w->ctrl.imm_data;
 	msg->qkey = dest->qkey;
 	msg->xrc_srqn = w->xrc_srqn;
@@ -274,6 +277,7 @@ u8 softhca_nak_status(enum softhca_ack ack)
 static void softhca_req_wait(struct softhca_qp *qp, u64 wait_ns)
 {
 	qp->req.retry_wait = true;
+	WRITE_ONCE(qp->req.quiet_wait, false);
 	WRITE_ONCE(qp->req.retry_until, ktime_get_ns() + wait_ns);
 	if (!READ_ONCE(qp->dying))
 		hrtimer_start(&qp->retry_timer, ns_to_ktime(wait_ns),
@@ -320,10 +324,21 @@ static void softhca_req_no_answer(struct softhca_qp *qp,
 	softhca_req_wait(qp, softhca_ack_timeout_ns(timeout));
 }
 
-/* Wait for the answer to what is in flight, the local ACK timeout at most. */
-void softhca_req_ack_wait(struct softhca_qp *qp)
+/*
+ * Wait for the answer to what is in flight, the local ACK timeout at
+ * most; ack_quiet_us at most when it ends in a quiet message (wire_rc.c),
+ * which asks for no answer: then the train asks (softhca_req_train_ask()).
+ */
+void softhca_req_ack_wait(struct softhca_qp *qp, const struct softhca_dest *dest)
 {
-	softhca_req_wait(qp, softhca_ack_timeout_ns(qp->attr.timeout));
+	u64 ns = softhca_ack_timeout_ns(qp->attr.timeout);
+	bool quiet = dest->tp->quiet && dest->tp->quiet(qp);
+
+	if (quiet)
+		ns = min_t(u64, ns, (u64)READ_ONCE(softhca_engine.quiet_us) *
+				    NSEC_PER_USEC);
+	softhca_req_wait(qp, ns);
+	WRITE_ONCE(qp->req.quiet_wait, quiet);
 }
 
 /*
@@ -334,9 +349,10 @@ void softhca_req_ack_wait(struct softhca_qp *qp)
  * Return: 1 when the answer is already there (the caller's loop goes
  * on and takes it at once), else 0.
  */
-static int softhca_req_pending_wait(struct softhca_qp *qp)
+static int softhca_req_pending_wait(struct softhca_qp *qp,
+				    const struct softhca_dest *dest)
 {
-	softhca_req_ack_wait(qp);
+	softhca_req_ack_wait(qp, dest);
 	if (!READ_ONCE(qp->wire.ack_ready))
 		return 0;
 	qp->req.retry_wait = false;
@@ -511,7 +527,7 @@ static int softhca_req_chunk(struct softhca_qp *qp, struct softhca_req_out *out)
 			softhca_req_train_extend(qp, dest, &out->cache->lmr, 1);
 		if (dest->tp->flush)
 			dest->tp->flush(qp);
-		return softhca_req_pending_wait(qp);
+		return softhca_req_pending_wait(qp, dest);
 	case SOFTHCA_RESEND:
 		return msg.acked ? 1 : softhca_req_resend(qp, out);
 	default:
@@ -581,7 +597,13 @@ int softhca_req_run(struct softhca_qp *qp, u32 budget,
 				work += steps;
 				continue;
 			}
+			if (qp->req.quiet_wait && !READ_ONCE(qp->wire.ack_ready)) {
+				/* Nothing joined the quiet train: it asks. */
+				work += softhca_req_train_ask(qp, &out);
+				continue;
+			}
 			qp->req.retry_wait = false;
+			qp->req.quiet_wait = false;
 		} else if (READ_ONCE(qp->state) != IB_QPS_RTS &&
 			   READ_ONCE(qp->state) != IB_QPS_SQD) {
 			break;

@@ -33,7 +33,7 @@ void softhca_req_msg(struct softhca_qp *qp, const struct softhca_send_wqe *w,
 void softhca_req_rnr(struct softhca_qp *qp, u8 min_rnr_timer,
 		     struct softhca_req_out *out);
 int softhca_req_resend(struct softhca_qp *qp, struct softhca_req_out *out);
-void softhca_req_ack_wait(struct softhca_qp *qp);
+void softhca_req_ack_wait(struct softhca_qp *qp, const struct softhca_dest *dest);
 u8 softhca_nak_status(enum softhca_ack ack);
 
 /* req_train.c */
@@ -42,6 +42,7 @@ bool softhca_req_can_lead(u8 opcode);
 u32 softhca_req_train_extend(struct softhca_qp *qp, struct softhca_dest *dest,
 			     struct softhca_mr **lmr, u32 burst);
 int softhca_req_train_advance(struct softhca_qp *qp, struct softhca_req_out *out);
+int softhca_req_train_ask(struct softhca_qp *qp, struct softhca_req_out *out);
 int softhca_req_train_settle(struct softhca_qp *qp, enum softhca_ack ack,
 			     const struct softhca_msg *msg, u64 chunk,
 			     struct softhca_req_out *out);

@@ -180,6 +180,7 @@ static bool softhca_req_car_send(struct softhca_qp *qp,
 	softhca_cursor_init(&local, qp->req.segs, nseg);
 	/* Whole: the train's room (a chunk's packets) bounds its length. */
 	softhca_req_msg(qp, w, dest, 0, car->len, car->len, &local, &msg);
+	msg.quiet &= !car->sent;	/* sent again: it asks */
 	ok = dest->tp->append(qp, dest, &msg);
 	if (!(w->ctrl.flags & SOFTHCA_WQE_F_INLINE))
 		softhca_segs_put(qp->req.segs, nseg);
@@ -194,6 +195,74 @@ static u32 softhca_req_train_pkts(struct softhca_qp *qp, u32 mtu)
 	for (i = 0; i < qp->req.cars_sent; i++)
 		pkts += softhca_seq_npkts(softhca_req_car(qp, i)->len, mtu);
 	return pkts;
+}
+
+/* Does what is in flight end in a quiet message (wire_rc.c)? */
+static bool softhca_req_quiet(struct softhca_qp *qp,
+			      const struct softhca_dest *dest)
+{
+	return dest->tp->quiet && dest->tp->quiet(qp);
+}
+
+/*
+ * Ask for the answer to a quiet train: the last packet of the last
+ * message in flight is built again (its local SGEs resolved again) for
+ * the transport's probe.  SGEs that no longer resolve leave it to the
+ * full ACK timeout: the train then goes again, and the WQE fails there.
+ */
+static void softhca_req_probe(struct softhca_qp *qp, struct softhca_dest *dest,
+			      struct softhca_mr **lmr)
+{
+	const struct softhca_send_wqe *w = qp->req.wqe;
+	u64 total = qp->req.len, off;
+	struct softhca_cursor local;
+	struct softhca_msg msg = {};
+	u32 mtu = qp->wire.mtu, nseg;
+
+	if (qp->req.cars_sent) {
+		const struct softhca_req_car *car =
+			softhca_req_car(qp, qp->req.cars_sent - 1);
+
+		w = car->wqe;
+		total = car->len;
+	}
+	if (!mtu || softhca_req_local(qp, w, &nseg, lmr)) {
+		dest->tp->probe(qp, dest, NULL);
+		return;
+	}
+	/* Quiet: the last chunk of its message, whole packets before it. */
+	off = total ? rounddown(total - 1, mtu) : 0;
+	softhca_cursor_init(&local, qp->req.segs, nseg);
+	softhca_cursor_skip(&local, off);
+	softhca_req_msg(qp, w, dest, off, total - off, total, &local, &msg);
+	dest->tp->probe(qp, dest, &msg);
+	if (!(w->ctrl.flags & SOFTHCA_WQE_F_INLINE))
+		softhca_segs_put(qp->req.segs, nseg);
+}
+
+/**
+ * softhca_req_train_ask - a quiet train's wait ran out: ask for its answer
+ * @qp: the QP, waiting for the answer to a train that ends quiet
+ * @out: what the run leaves to do
+ *
+ * Nothing was posted behind it within ack_quiet_us: its last packet goes
+ * again asking for the answer, which is then waited for as for any
+ * train (the local ACK timeout).
+ *
+ * Return: 1 (a step).
+ */
+int softhca_req_train_ask(struct softhca_qp *qp, struct softhca_req_out *out)
+{
+	struct softhca_dest *dest = &out->cache->dest;
+
+	if (softhca_dest_get(qp, qp->req.wqe, dest)) {
+		WRITE_ONCE(qp->req.quiet_wait, false);
+		return 1;	/* the wait is over: the next visit sends */
+	}
+	if (softhca_req_quiet(qp, dest))
+		softhca_req_probe(qp, dest, &out->cache->lmr);
+	softhca_req_ack_wait(qp, dest);
+	return 1;
 }
 
 /**
@@ -254,6 +323,9 @@ u32 softhca_req_train_extend(struct softhca_qp *qp, struct softhca_dest *dest,
 full:
 	/* Only its answer, or WQEs of it retiring, change that. */
 	WRITE_ONCE(qp->req.train_full, true);
+	/* An answer it did not ask for is one nobody sends. */
+	if (softhca_req_quiet(qp, dest))
+		softhca_req_probe(qp, dest, lmr);
 	return sent;
 }
 
@@ -277,6 +349,7 @@ int softhca_req_train_advance(struct softhca_qp *qp, struct softhca_req_out *out
 {
 	struct softhca_dest *dest = &out->cache->dest;
 	u32 mtu = qp->wire.mtu, taken, pkts, slid = 0, msgs = 0, added;
+	bool quiet;
 
 	if (softhca_dest_get(qp, qp->req.wqe, dest) || !dest->tp->slide)
 		return 0;
@@ -302,7 +375,7 @@ int softhca_req_train_advance(struct softhca_qp *qp, struct softhca_req_out *out
 				  SOFTHCA_CNT_TX_TRAIN_EARLY, msgs);
 		qp->req.rnr_left = qp->attr.rnr_retry;
 		qp->req.retry_left = qp->attr.retry_cnt;
-		softhca_req_ack_wait(qp);
+		softhca_req_ack_wait(qp, dest);
 		WRITE_ONCE(qp->req.train_full, false);
 	}
 	if (READ_ONCE(qp->req.train_full))
@@ -310,6 +383,13 @@ int softhca_req_train_advance(struct softhca_qp *qp, struct softhca_req_out *out
 	added = softhca_req_train_extend(qp, dest, &out->cache->lmr, 0);
 	if (dest->tp->flush)
 		dest->tp->flush(qp);
+	/*
+	 * A quiet wait runs from the last quiet message sent; a train that
+	 * asks now (a car that asks, or a probe) waits the ACK timeout.
+	 */
+	quiet = softhca_req_quiet(qp, dest);
+	if ((added && quiet) || (qp->req.quiet_wait && !quiet))
+		softhca_req_ack_wait(qp, dest);
 	return msgs + added;
 }
 

@@ -406,6 +406,9 @@ struct softhca_req_car {
  * @train_full: the train took what it could (no room, or a WQE that
  *	cannot ride): only an ACK that lets WQEs retire may change that;
  *	read without the lock by the engine
+ * @quiet_wait: the retry wait is a quiet train's (req_train.c): when it
+ *	ends unanswered the train asks for its answer (a probe) instead of
+ *	going again; read without the lock by the engine
  */
 struct softhca_req {
 	struct softhca_send_wqe *wqe;
@@ -431,6 +434,7 @@ struct softhca_req {
 	u8 cars_sent;
 	bool train_open;
 	bool train_full;
+	bool quiet_wait;
 };
 
 /**
@@ -499,6 +503,9 @@ struct softhca_resp {
  *	packets sent behind it: a sequence NAK for that PSN may follow, the
  *	responder's answer to those packets (wire_rc.c) (ack_lock)
  * @resend: the next chunk sent is a retransmission (counted)
+ * @ack_quiet: the last packet in flight asked for no answer (quiet
+ *	messages, wire_rc.c) (sq.lock)
+ * @quiet_run: quiet messages sent since the last one that asked (sq.lock)
  * @ack_read: the chunk in flight is an RDMA READ: its answer is READ
  *	RESPONSE packets, queued on @rd_q
  * @ack_atomic: the chunk in flight is an atomic: its answer is an
@@ -553,6 +560,8 @@ struct softhca_wire_qp {
 	bool rnr_echo;
 	u32 rnr_echo_psn;
 	bool resend;
+	bool ack_quiet;
+	u8 quiet_run;
 	bool ack_read;
 	bool ack_atomic;
 	u64 atm_orig;

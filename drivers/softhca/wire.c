@@ -178,6 +178,8 @@ const struct softhca_transport softhca_wire = {
 	.flush = softhca_wire_flush,
 	.taken = softhca_wire_rc_taken,
 	.slide = softhca_wire_rc_slide,
+	.quiet = softhca_wire_rc_quiet,
+	.probe = softhca_wire_rc_probe,
 };
 
 /* The packet's IP addresses as GIDs (IPv4: IPv4-mapped). */

@@ -140,6 +140,9 @@ bool softhca_wire_rc_append(struct softhca_qp *qp, struct softhca_dest *dest,
 			    struct softhca_msg *msg);
 u32 softhca_wire_rc_taken(struct softhca_qp *qp);
 void softhca_wire_rc_slide(struct softhca_qp *qp, u32 pkts, u32 msgs);
+bool softhca_wire_rc_quiet(struct softhca_qp *qp);
+void softhca_wire_rc_probe(struct softhca_qp *qp, struct softhca_dest *dest,
+			   struct softhca_msg *msg);
 void softhca_wire_rc_request(struct softhca_qp *qp, struct softhca_dest *dest,
 			     const struct softhca_msg *msg,
 			     struct softhca_roce_fields *f, u32 npkts);

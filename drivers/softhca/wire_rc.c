@@ -38,6 +38,28 @@
  * responder took (msg->acked_pkts: ACKs of part of it, the PSN of a NAK
  * of any kind), retires the WQEs they hold and goes on from there.
  *
+ * Quiet messages.  An answer is only worth its cost (an ACK crosses the
+ * stack twice, on the CPUs the engine and the responder share) when
+ * someone waits for it: the completion of a signaled WQE, or a WQE that
+ * cannot join the train (softhca_req_probe()).  So the last packet of a
+ * SEND or WRITE whose WQE is unsignaled asks for none (no AckReq: a
+ * quiet message, softhca_wire_rc_asks()), unless it is sent again or
+ * SOFTHCA_QUIET_RUN messages in a row went quiet (the window must slide,
+ * and the application's send queue drain: half the queue at most).
+ * IBA lets a requester set AckReq where it likes; a responder answers
+ * an AckReq, and a later ACK covers every PSN before it.  The WQEs
+ * posted behind a quiet message join its train; the first that asks
+ * brings the answer to all.  When none comes (the application posted
+ * nothing more within ack_quiet_us), or a WQE cannot join the train
+ * (a READ, an atomic, a long message, no room), the requester asks:
+ * the train's last packet goes again with AckReq (softhca_wire_rc_probe(),
+ * tx_ack_probes), or, while it is still in the transmit batch, the
+ * batch sets AckReq on it.  The responder takes the probe as a
+ * duplicate and ACKs where it stands (IBA 9.7.5.1.2; rxe does the
+ * same), or NAKs the gap before it when the quiet packet was lost.  A
+ * SEND ping-pong whose sends are signaled one in eight then costs an
+ * ACK every eighth message instead of one each.
+ *
  * RDMA READ.  A READ chunk is one READ REQUEST (its RETH: the chunk's
  * remote address and length) that uses the PSNs of its response
  * packets, [ack_first, ack_next).  Its answer is the READ RESPONSE
@@ -103,6 +125,8 @@ void softhca_wire_rc_modify(struct softhca_qp *qp,
 	WRITE_ONCE(w->ack_moved, false);
 	w->rnr_echo = false;
 	w->resend = false;
+	w->ack_quiet = false;
+	w->quiet_run = 0;
 	w->rd_resume = false;
 	__skb_queue_purge(&w->rd_q);
 	spin_unlock(&w->ack_lock);
@@ -231,6 +255,81 @@ static enum softhca_ack softhca_wire_rc_take(struct softhca_qp *qp,
 	return ack;
 }
 
+/*
+ * Quiet messages in a row at most: the responder's answer to the next
+ * one retires them all, and the window slides on (req_train.c sends
+ * bursts of the same length).
+ */
+#define SOFTHCA_QUIET_RUN	16
+
+/*
+ * Does @msg's last packet ask for an answer (AckReq)?  Not for the last
+ * chunk of a quiet message (see the top of this file), unless it goes
+ * @again or ends a run of quiet ones.  Context: sq.lock held.
+ */
+static bool softhca_wire_rc_asks(struct softhca_qp *qp,
+				 const struct softhca_msg *msg, bool again)
+{
+	struct softhca_wire_qp *w = &qp->wire;
+	u32 run = min_t(u32, SOFTHCA_QUIET_RUN, qp->sq.ring.entries / 2);
+
+	if (!again && msg->quiet && msg->last &&
+	    READ_ONCE(softhca_engine.quiet_us) && w->quiet_run + 1 < run) {
+		w->quiet_run++;
+		w->ack_quiet = true;
+		softhca_count(to_sdev(qp->ibqp.device), SOFTHCA_CNT_TX_QUIET);
+		return false;
+	}
+	w->quiet_run = 0;
+	w->ack_quiet = false;
+	return true;
+}
+
+/**
+ * softhca_wire_rc_quiet - does what is in flight end in a quiet message?
+ * @qp: the sending QP
+ *
+ * Context: @qp's sq.lock held.
+ */
+bool softhca_wire_rc_quiet(struct softhca_qp *qp)
+{
+	return qp->wire.ack_inflight && qp->wire.ack_quiet;
+}
+
+/**
+ * softhca_wire_rc_probe - ask for the answer to a quiet train
+ * @qp: the sending QP, what is in flight ending in a quiet message
+ * @dest: its peer
+ * @msg: the last packet in flight, as a chunk of its message; NULL when
+ *	the requester cannot build it (it then waits the ACK timeout)
+ *
+ * The packet goes again with AckReq, the PSN it had; or, still in the
+ * transmit batch, it asks when the batch goes.
+ *
+ * Context: @qp's sq.lock held, BHs off.
+ */
+void softhca_wire_rc_probe(struct softhca_qp *qp, struct softhca_dest *dest,
+			   struct softhca_msg *msg)
+{
+	struct softhca_dev *sdev = to_sdev(qp->ibqp.device);
+	struct softhca_wire_qp *w = &qp->wire;
+	u32 psn = w->sq_psn;
+
+	w->ack_quiet = false;
+	w->quiet_run = 0;
+	if (w->txb.n) {
+		softhca_txb_ask(&w->txb);
+		return;
+	}
+	if (!msg)
+		return;
+	w->sq_psn = softhca_psn_add(w->ack_next, SOFTHCA_PSN_MASK);
+	if (softhca_wire_send_pkts(qp, dest, msg, true))
+		softhca_count(sdev, SOFTHCA_CNT_TX_ACK_PROBES);
+	w->sq_psn = psn;
+	softhca_txb_flush(sdev, &w->txb);
+}
+
 /**
  * softhca_wire_rc_request - a request without payload (READ, atomic)
  * @qp: the sending QP (sq.lock held, BHs off)
@@ -302,6 +401,7 @@ enum softhca_ack softhca_wire_send_rc(struct softhca_qp *qp,
 	struct softhca_wire_qp *w = &qp->wire;
 	struct sk_buff_head q;
 	enum softhca_ack ack;
+	bool again;
 	u32 npkts;
 
 	if (!w->mtu)
@@ -344,6 +444,7 @@ enum softhca_ack softhca_wire_send_rc(struct softhca_qp *qp,
 	WRITE_ONCE(w->ack_ready, false);
 	spin_unlock(&w->ack_lock);
 
+	again = w->resend;
 	if (w->resend) {
 		softhca_count_add(sdev, SOFTHCA_CNT_TX_RETRANSMITS,
 				  read ? 1 : npkts);
@@ -351,12 +452,18 @@ enum softhca_ack softhca_wire_send_rc(struct softhca_qp *qp,
 	} else if (atomic) {
 		softhca_count(sdev, SOFTHCA_CNT_TX_ATOMICS);
 	}
+	if (read || atomic) {
+		/* Answered whatever AckReq says. */
+		w->ack_quiet = false;
+		w->quiet_run = 0;
+	}
 	if (read)
 		softhca_wire_send_read(qp, dest, msg, npkts);
 	else if (atomic)
 		softhca_wire_send_atomic(qp, dest, msg);
 	else
-		softhca_wire_send_pkts(qp, dest, msg, true);
+		softhca_wire_send_pkts(qp, dest, msg,
+				       softhca_wire_rc_asks(qp, msg, again));
 	return SOFTHCA_PENDING;
 }
 
@@ -394,7 +501,8 @@ bool softhca_wire_rc_append(struct softhca_qp *qp, struct softhca_dest *dest,
 	}
 	spin_unlock(&w->ack_lock);
 	if (ok)
-		softhca_wire_send_pkts(qp, dest, msg, true);
+		softhca_wire_send_pkts(qp, dest, msg,
+				       softhca_wire_rc_asks(qp, msg, false));
 	return ok;
 }
 
