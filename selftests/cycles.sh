@@ -59,12 +59,21 @@ no_slab_growth() {
 	before=$(unreclaimable_kb)
 	slab_bytes "/tmp/cycles.slab.before"
 	cycle "$(scaled 200)" || return 1
-	sleep 1
-	after=$(unreclaimable_kb)
+	# Process structures (sighand, signal, files) are freed after an
+	# RCU grace period, which under load (make check runs two guests on
+	# two CPUs) can outlast a second: one run saw 208 kB, most of it
+	# theirs.  A leak stays; those go: read again, up to 5 s.
+	tries=0
+	while :; do
+		sleep 1
+		after=$(unreclaimable_kb)
+		growth=$((after - before))
+		tries=$((tries + 1))
+		[ "$growth" -ge 200 ] && [ $tries -lt 5 ] || break
+	done
 	slab_bytes "/tmp/cycles.slab.after"
 	no_softhca_devices || return 1
-	growth=$((after - before))
-	echo "NOTE: SUnreclaim over $(scaled 200) cycles: ${before} kB -> ${after} kB (${growth} kB)"
+	echo "NOTE: SUnreclaim over $(scaled 200) cycles: ${before} kB -> ${after} kB (${growth} kB, read $tries times)"
 	# A leaked device costs well over 4 kB (ib_device, port data, GID
 	# table, sysfs); a leak of 1 kB per cycle already crosses 200 kB.
 	slab_growth "/tmp/cycles.slab.before" "/tmp/cycles.slab.after"

@@ -60,6 +60,8 @@
  * D): on the wire they ask for no ACK (wire_rc.c, quiet messages).
  * -Z USEC posts one SEND at a time, USEC microseconds after the one
  * before: a quiet SEND then waits alone and must ask for its answer.
+ * With -D, -U (any K above 1) puts an unsignaled RDMA WRITE before each
+ * READ (quiet_write()).
  *
  * Exit status 0 on success; a message on stderr otherwise.
  */
@@ -566,6 +568,38 @@ static size_t rd_bytes(void)
 	return ((size_t)o.size + 2 * RD_SLACK + 4095) / 4096 * 4096;
 }
 
+/*
+ * -D -U: an unsignaled RDMA WRITE of the server source's first bytes,
+ * with the bytes already there (the READs' checks hold), posted alone
+ * just before a READ: on the wire the WRITE goes quiet (no AckReq) and
+ * the READ cannot join its train, so the requester must ask for the
+ * WRITE's answer at once (wire_rc.c) instead of waiting ack_quiet_us.
+ */
+static void quiet_write(const struct dest *peer)
+{
+	static uint8_t src[64];
+	static struct ibv_mr *src_mr;
+	struct ibv_sge sge = { .addr = (uintptr_t)src, .length = sizeof(src) };
+	struct ibv_send_wr wr = {
+		.wr_id = 6, .sg_list = &sge, .num_sge = 1,
+		.opcode = IBV_WR_RDMA_WRITE,
+	}, *bad;
+	size_t k;
+
+	if (!src_mr) {
+		for (k = 0; k < sizeof(src); k++)
+			src[k] = pat(0, 5, 1, k);
+		src_mr = ibv_reg_mr(pd, src, sizeof(src), IBV_ACCESS_LOCAL_WRITE);
+		if (!src_mr)
+			die("quiet WRITE MR");
+	}
+	sge.lkey = src_mr->lkey;
+	wr.wr.rdma.remote_addr = peer->addr;
+	wr.wr.rdma.rkey = peer->rkey;
+	if (ibv_post_send(qp, &wr, &bad))
+		die("post quiet WRITE");
+}
+
 /* One READ of @len bytes from the server's source at @roff, checked. */
 static void read_one(const struct dest *peer, uint32_t len, uint32_t roff)
 {
@@ -597,6 +631,8 @@ static void read_one(const struct dest *peer, uint32_t len, uint32_t roff)
 	}
 	if (doff > rd_bytes())
 		die("READ layout");
+	if (o.sig_every > 1)
+		quiet_write(peer);
 	wr.wr.rdma.remote_addr = peer->addr + roff;
 	wr.wr.rdma.rkey = peer->rkey;
 	if (ibv_post_send(qp, &wr, &bad))
@@ -885,8 +921,10 @@ int main(int argc, char **argv)
 		/* The server's source: its pattern at every offset. */
 		for (size_t k = 0; k < rd_bytes(); k++)
 			rd_buf[k] = pat(0, 5, 1, k);
+		/* -U: the client also WRITEs the pattern's first bytes. */
 		rd_mr = ibv_reg_mr(pd, rd_buf, o.host ? rd_bytes() : o.size + RD_SLACK,
-				   IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ);
+				   IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ |
+				   (o.sig_every > 1 ? IBV_ACCESS_REMOTE_WRITE : 0));
 		if (!rd_mr)
 			die("READ MR");
 	}

@@ -21,7 +21,9 @@
 #     others without AckReq (tx_quiet_msgs), with and without loss,
 #     softhca and rxe responders; a quiet SEND left alone asks for its
 #     answer by sending its last packet again with AckReq
-#     (tx_ack_probes), which either responder ACKs as a duplicate.
+#     (tx_quiet_expired), which either responder ACKs as a duplicate; a
+#     READ posted behind a quiet WRITE makes the train ask at once
+#     (tx_quiet_asks).
 #   - RDMA READ (uc_wire -R -D): sizes 0 to 1 MiB (1,000,000 B against
 #     rxe), random offsets and 1 to 4 SGEs, every byte and the bytes
 #     around the SGEs checked; softhca as requester and as responder
@@ -265,17 +267,37 @@ quiet() {
 # probe NAME SNS SDEV SADDR CNS CDEV CADDR HOST PORT CDEV_SOFTHCA: 200
 # SENDs posted one at a time 2 ms apart, one in 4 signaled (uc_wire -Q 4
 # -U 4 -Z 2000): each quiet one waits alone past ack_quiet_us and asks
-# for its answer (tx_ack_probes: its last packet again, with AckReq),
-# which the responder gives as to a duplicate.
+# for its answer (tx_quiet_expired: its last packet again, with
+# AckReq), which the responder gives as to a duplicate.
 probe() {
 	cd_=${10}
-	p0=$(hwc "$cd_" tx_ack_probes) t0=$(hwc "$cd_" ack_timeouts)
+	p0=$(hwc "$cd_" tx_quiet_expired) t0=$(hwc "$cd_" ack_timeouts)
 	pair "$UCW" 'end mark sent' "$1" "$2" "$3" "$4" "$5" "$6" "$7" "$8" "$9" \
 		-R -s 64 -S 200 -Q 4 -U 4 -Z 2000 || return 1
-	p=$(($(hwc "$cd_" tx_ack_probes) - p0)) t=$(($(hwc "$cd_" ack_timeouts) - t0))
+	p=$(($(hwc "$cd_" tx_quiet_expired) - p0)) t=$(($(hwc "$cd_" ack_timeouts) - t0))
 	echo "NOTE: $1: $p probes, $t ACK timeouts"
 	[ $p -ge 100 ] || { echo "fewer than 100 probes for 150 quiet SENDs alone"; return 1; }
 	[ $t = 0 ] || { echo "a probe is not a timeout"; return 1; }
+}
+
+# quiet_read NAME SNS SDEV SADDR CNS CDEV CADDR HOST PORT CDEV_SOFTHCA:
+# rd_check with an unsignaled 64 B WRITE posted alone before each READ
+# (uc_wire -D -U 2): the WRITE goes quiet and the READ cannot join its
+# train, so the train asks for its answer at once (tx_quiet_asks), not
+# when its quiet wait runs out: ack_quiet_us is 1 s here, and none may
+# run out.
+quiet_read() {
+	cd_=${10}
+	a0=$(hwc "$cd_" tx_quiet_asks) e0=$(hwc "$cd_" tx_quiet_expired)
+	echo 1000000 > /sys/module/softhca/parameters/ack_quiet_us
+	rd_check "$1" "$2" "$3" "$4" "$5" "$6" "$7" "$8" "$9" -n 20 -s 65536 -U 2
+	rc=$?
+	echo 100 > /sys/module/softhca/parameters/ack_quiet_us
+	[ $rc = 0 ] || return 1
+	a=$(($(hwc "$cd_" tx_quiet_asks) - a0)) e=$(($(hwc "$cd_" tx_quiet_expired) - e0))
+	echo "NOTE: $1: $a asks for a quiet WRITE's answer, $e quiet waits ran out"
+	[ $a -ge 20 ] || { echo "fewer than 20 asks for 37 READs behind quiet WRITEs"; return 1; }
+	[ $e = 0 ] || { echo "a READ waited for a quiet wait to run out"; return 1; }
 }
 
 # lossy_win ARGS: lossy, the check a window of 2000 SENDs.  The loss
@@ -370,6 +392,10 @@ t "wire_rc: a quiet SEND left alone asks for its answer (probe), softhca <-> sof
 	probe probe_sh_sh wns2 shw2 10.78.0.1 wns3 shw3 10.78.0.2 10.78.0.1 19062 shw3
 t "wire_rc: a quiet SEND left alone asks for its answer (probe), softhca -> rxe" \
 	rxe probe probe_sh_rxe - rxe0 10.77.0.1 wns1 shw1 10.77.0.2 10.77.0.1 19063 shw1
+t "wire_rc: a READ behind a quiet WRITE: the train asks at once, softhca <-> softhca" \
+	quiet_read qread_sh_sh wns2 shw2 10.78.0.1 wns3 shw3 10.78.0.2 10.78.0.1 19066 shw3
+t "wire_rc: a READ behind a quiet WRITE: the train asks at once, softhca -> rxe" \
+	rxe quiet_read qread_sh_rxe - rxe0 10.77.0.1 wns1 shw1 10.77.0.2 10.77.0.1 19067 shw1
 t "wire_rc: RNR: SENDs before the receives are posted, softhca -> softhca" \
 	rnr rnr_sh_sh wns2 shw2 10.78.0.1 wns3 shw3 10.78.0.2 10.78.0.1 18950 shw3
 t "wire_rc: RNR: SENDs before the receives are posted, softhca -> rxe" \

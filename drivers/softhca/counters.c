@@ -42,7 +42,8 @@ static const struct rdma_stat_desc softhca_counter_descs[] = {
 	[SOFTHCA_CNT_TX_TRAIN_MSGS].name = "tx_train_msgs",
 	[SOFTHCA_CNT_TX_TRAIN_EARLY].name = "tx_train_early",
 	[SOFTHCA_CNT_TX_QUIET].name = "tx_quiet_msgs",
-	[SOFTHCA_CNT_TX_ACK_PROBES].name = "tx_ack_probes",
+	[SOFTHCA_CNT_TX_QUIET_EXPIRED].name = "tx_quiet_expired",
+	[SOFTHCA_CNT_TX_QUIET_ASKS].name = "tx_quiet_asks",
 	[SOFTHCA_CNT_TX_GSO].name = "tx_gso_skbs",
 };
 

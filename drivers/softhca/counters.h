@@ -72,11 +72,12 @@ enum softhca_counter {
 	SOFTHCA_CNT_TX_TRAIN_EARLY,
 	/*
 	 * RC: messages sent without AckReq (an unsignaled WQE's, wire_rc.c
-	 * "Quiet messages"), and packets sent again only to ask for the
-	 * answer such a message did not ask for (probes)
+	 * "Quiet messages"); a quiet train's asks for its answer once its
+	 * wait ran out (ack_quiet_us), and when a WQE could not join it
 	 */
 	SOFTHCA_CNT_TX_QUIET,
-	SOFTHCA_CNT_TX_ACK_PROBES,
+	SOFTHCA_CNT_TX_QUIET_EXPIRED,
+	SOFTHCA_CNT_TX_QUIET_ASKS,
 	/* skbs that carried several packets (net_batch.c: UDP GSO) */
 	SOFTHCA_CNT_TX_GSO,
 	SOFTHCA_CNT_NUM

@@ -204,6 +204,7 @@ static bool softhca_wq_flush(struct softhca_qp *qp, struct softhca_wq *wq,
 		qp->req.ncars = 0;
 		qp->req.cars_sent = 0;
 		qp->req.retry_wait = false;
+		WRITE_ONCE(qp->req.quiet_wait, false);
 		qp->req.drain_notify = false;
 		WRITE_ONCE(qp->req.train_open, false);
 	}
@@ -318,6 +319,7 @@ static void softhca_qp_reset(struct softhca_qp *qp)
 	qp->req.ncars = 0;
 	qp->req.cars_sent = 0;
 	qp->req.retry_wait = false;
+	WRITE_ONCE(qp->req.quiet_wait, false);
 	qp->req.drain_notify = false;
 	WRITE_ONCE(qp->req.train_open, false);
 	spin_unlock_bh(&qp->sq.lock);

@@ -205,19 +205,22 @@ static bool softhca_req_quiet(struct softhca_qp *qp,
 }
 
 /*
- * Ask for the answer to a quiet train: the last packet of the last
- * message in flight is built again (its local SGEs resolved again) for
- * the transport's probe.  SGEs that no longer resolve leave it to the
- * full ACK timeout: the train then goes again, and the WQE fails there.
+ * Ask for the answer to a quiet train (counted as @why): the last
+ * packet of the last message in flight is built again (its local SGEs
+ * resolved again) for the transport's probe.  SGEs that no longer
+ * resolve leave it to the full ACK timeout: the train then goes again,
+ * and the WQE fails there.
  */
 static void softhca_req_probe(struct softhca_qp *qp, struct softhca_dest *dest,
-			      struct softhca_mr **lmr)
+			      struct softhca_mr **lmr, enum softhca_counter why)
 {
 	const struct softhca_send_wqe *w = qp->req.wqe;
 	u64 total = qp->req.len, off;
 	struct softhca_cursor local;
 	struct softhca_msg msg = {};
 	u32 mtu = qp->wire.mtu, nseg;
+
+	softhca_count(to_sdev(qp->ibqp.device), why);
 
 	if (qp->req.cars_sent) {
 		const struct softhca_req_car *car =
@@ -260,7 +263,8 @@ int softhca_req_train_ask(struct softhca_qp *qp, struct softhca_req_out *out)
 		return 1;	/* the wait is over: the next visit sends */
 	}
 	if (softhca_req_quiet(qp, dest))
-		softhca_req_probe(qp, dest, &out->cache->lmr);
+		softhca_req_probe(qp, dest, &out->cache->lmr,
+				  SOFTHCA_CNT_TX_QUIET_EXPIRED);
 	softhca_req_ack_wait(qp, dest);
 	return 1;
 }
@@ -325,7 +329,7 @@ full:
 	WRITE_ONCE(qp->req.train_full, true);
 	/* An answer it did not ask for is one nobody sends. */
 	if (softhca_req_quiet(qp, dest))
-		softhca_req_probe(qp, dest, lmr);
+		softhca_req_probe(qp, dest, lmr, SOFTHCA_CNT_TX_QUIET_ASKS);
 	return sent;
 }
 

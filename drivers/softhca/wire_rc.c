@@ -52,11 +52,12 @@
  * brings the answer to all.  When none comes (the application posted
  * nothing more within ack_quiet_us), or a WQE cannot join the train
  * (a READ, an atomic, a long message, no room), the requester asks:
- * the train's last packet goes again with AckReq (softhca_wire_rc_probe(),
- * tx_ack_probes), or, while it is still in the transmit batch, the
- * batch sets AckReq on it.  The responder takes the probe as a
- * duplicate and ACKs where it stands (IBA 9.7.5.1.2; rxe does the
- * same), or NAKs the gap before it when the quiet packet was lost.  A
+ * the train's last packet goes again with AckReq (a probe,
+ * softhca_wire_rc_probe()), or, while it is still in the transmit
+ * batch, the batch sets AckReq on it (tx_quiet_expired, tx_quiet_asks).
+ * The responder takes the probe as a duplicate and ACKs where it
+ * stands (IBA C9-105; rxe's duplicate_request() does the same), or NAKs
+ * the gap before it when the quiet packet was lost.  A
  * SEND ping-pong whose sends are signaled one in eight then costs an
  * ACK every eighth message instead of one each.
  *
@@ -324,8 +325,7 @@ void softhca_wire_rc_probe(struct softhca_qp *qp, struct softhca_dest *dest,
 	if (!msg)
 		return;
 	w->sq_psn = softhca_psn_add(w->ack_next, SOFTHCA_PSN_MASK);
-	if (softhca_wire_send_pkts(qp, dest, msg, true))
-		softhca_count(sdev, SOFTHCA_CNT_TX_ACK_PROBES);
+	softhca_wire_send_pkts(qp, dest, msg, true);
 	w->sq_psn = psn;
 	softhca_txb_flush(sdev, &w->txb);
 }
