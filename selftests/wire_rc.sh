@@ -252,6 +252,16 @@ slow_window() {
 	[ $n -gt 0 ] || { echo "no message retired on a partial ACK"; return 1; }
 }
 
+# quietly CMD...: CMD with quiet messages on (ack_quiet_us 100; the
+# module's default is 0, off), off again after.
+quietly() {
+	echo 100 > /sys/module/softhca/parameters/ack_quiet_us
+	"$@"
+	q_rc=$?
+	echo 0 > /sys/module/softhca/parameters/ack_quiet_us
+	return $q_rc
+}
+
 # quiet NAME SNS SDEV SADDR CNS CDEV CADDR HOST PORT CDEV_SOFTHCA: a
 # window of 3000 SENDs of which one in 8 is signaled (uc_wire -U 8): the
 # others went quiet (no AckReq, wire_rc.c), most of them.
@@ -292,7 +302,7 @@ quiet_read() {
 	echo 1000000 > /sys/module/softhca/parameters/ack_quiet_us
 	rd_check "$1" "$2" "$3" "$4" "$5" "$6" "$7" "$8" "$9" -n 20 -s 65536 -U 2
 	rc=$?
-	echo 100 > /sys/module/softhca/parameters/ack_quiet_us
+	echo 0 > /sys/module/softhca/parameters/ack_quiet_us
 	[ $rc = 0 ] || return 1
 	a=$(($(hwc "$cd_" tx_quiet_asks) - a0)) e=$(($(hwc "$cd_" tx_quiet_expired) - e0))
 	echo "NOTE: $1: $a asks for a quiet WRITE's answer, $e quiet waits ran out"
@@ -385,13 +395,13 @@ t "wire_rc: a window of trains, 3000 SENDs of 64 B, 64 outstanding, softhca -> r
 t "wire_rc: the window slides: WQEs retire on the ACK of a train's first bursts (requests at 1 Mbit/s)" \
 	slow_window wns3 wa1 win_slow_sh_sh wns2 shw2 10.78.0.1 wns3 shw3 10.78.0.2 10.78.0.1 19055 shw3
 t "wire_rc: quiet messages: 3000 SENDs, one in 8 signaled, the others without AckReq, softhca <-> softhca" \
-	quiet quiet_sh_sh wns2 shw2 10.78.0.1 wns3 shw3 10.78.0.2 10.78.0.1 19060 shw3
+	quietly quiet quiet_sh_sh wns2 shw2 10.78.0.1 wns3 shw3 10.78.0.2 10.78.0.1 19060 shw3
 t "wire_rc: quiet messages: 3000 SENDs, one in 8 signaled, softhca -> rxe" \
-	rxe quiet quiet_sh_rxe - rxe0 10.77.0.1 wns1 shw1 10.77.0.2 10.77.0.1 19061 shw1
+	rxe quietly quiet quiet_sh_rxe - rxe0 10.77.0.1 wns1 shw1 10.77.0.2 10.77.0.1 19061 shw1
 t "wire_rc: a quiet SEND left alone asks for its answer (probe), softhca <-> softhca" \
-	probe probe_sh_sh wns2 shw2 10.78.0.1 wns3 shw3 10.78.0.2 10.78.0.1 19062 shw3
+	quietly probe probe_sh_sh wns2 shw2 10.78.0.1 wns3 shw3 10.78.0.2 10.78.0.1 19062 shw3
 t "wire_rc: a quiet SEND left alone asks for its answer (probe), softhca -> rxe" \
-	rxe probe probe_sh_rxe - rxe0 10.77.0.1 wns1 shw1 10.77.0.2 10.77.0.1 19063 shw1
+	rxe quietly probe probe_sh_rxe - rxe0 10.77.0.1 wns1 shw1 10.77.0.2 10.77.0.1 19063 shw1
 t "wire_rc: a READ behind a quiet WRITE: the train asks at once, softhca <-> softhca" \
 	quiet_read qread_sh_sh wns2 shw2 10.78.0.1 wns3 shw3 10.78.0.2 10.78.0.1 19066 shw3
 t "wire_rc: a READ behind a quiet WRITE: the train asks at once, softhca -> rxe" \
@@ -416,10 +426,10 @@ t "wire_rc: 5% loss from softhca to rxe, a window of 2000 SENDs of 64 B, every o
 	rxe lossy_win wns1 wr1 5 win_loss_sh_rxe shw1 \
 	- rxe0 10.77.0.1 wns1 shw1 10.77.0.2 10.77.0.1 19053
 t "wire_rc: 5% loss of the requests, quiet SENDs (one in 8 signaled), softhca <-> softhca, every one" \
-	lossy_win wns3 wa1 5 win_loss_quiet_sh_sh "shw2 shw3" \
+	quietly lossy_win wns3 wa1 5 win_loss_quiet_sh_sh "shw2 shw3" \
 	wns2 shw2 10.78.0.1 wns3 shw3 10.78.0.2 10.78.0.1 19064 -U 8
 t "wire_rc: 5% loss from softhca to rxe, quiet SENDs (one in 8 signaled), every one" \
-	rxe lossy_win wns1 wr1 5 win_loss_quiet_sh_rxe shw1 \
+	rxe quietly lossy_win wns1 wr1 5 win_loss_quiet_sh_rxe shw1 \
 	- rxe0 10.77.0.1 wns1 shw1 10.77.0.2 10.77.0.1 19065 -U 8
 t "wire_rc: RDMA READ checked, softhca requester, rxe responder, 0 B to 1000000 B (IPv4)" \
 	rxe rd_check rd_sh_rxe - rxe0 10.77.0.1 wns1 shw1 10.77.0.2 10.77.0.1 18980 -n 20 -s 1000000
