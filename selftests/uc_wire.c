@@ -479,7 +479,8 @@ static void stream_client(const struct dest *peer)
 	 * wr_id its index) says every SEND up to it is done.
 	 */
 	while (i <= o.stream) {
-		for (k = 0; i <= o.stream && i - done < o.depth; k++, i++) {
+		for (k = 0; i <= o.stream && i - done < o.depth &&
+			    (!o.gap_us || !k); k++, i++) {
 			uint8_t *src = o.depth > 2 ? RECV_AREA(i) : SRC(i & 1);
 
 			fill(src, (uint32_t)i, 0, 0);
@@ -491,10 +492,6 @@ static void stream_client(const struct dest *peer)
 			wrs[k].next = NULL;
 			if (k)
 				wrs[k - 1].next = &wrs[k];
-			if (o.gap_us) {
-				k++, i++;
-				break;
-			}
 		}
 		if (o.gap_us)
 			usleep((useconds_t)o.gap_us);

@@ -332,7 +332,7 @@ static void softhca_req_no_answer(struct softhca_qp *qp,
 void softhca_req_ack_wait(struct softhca_qp *qp, const struct softhca_dest *dest)
 {
 	u64 ns = softhca_ack_timeout_ns(qp->attr.timeout);
-	bool quiet = dest->tp->quiet && dest->tp->quiet(qp);
+	bool quiet = softhca_req_quiet(qp, dest);
 
 	if (quiet)
 		ns = min_t(u64, ns, (u64)READ_ONCE(softhca_engine.quiet_us) *

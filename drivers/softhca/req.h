@@ -34,6 +34,14 @@ void softhca_req_rnr(struct softhca_qp *qp, u8 min_rnr_timer,
 		     struct softhca_req_out *out);
 int softhca_req_resend(struct softhca_qp *qp, struct softhca_req_out *out);
 void softhca_req_ack_wait(struct softhca_qp *qp, const struct softhca_dest *dest);
+
+/* Does what is in flight end in a quiet message (wire_rc.c)? */
+static inline bool softhca_req_quiet(struct softhca_qp *qp,
+				     const struct softhca_dest *dest)
+{
+	return dest->tp->quiet && dest->tp->quiet(qp);
+}
+
 u8 softhca_nak_status(enum softhca_ack ack);
 
 /* req_train.c */

@@ -197,13 +197,6 @@ static u32 softhca_req_train_pkts(struct softhca_qp *qp, u32 mtu)
 	return pkts;
 }
 
-/* Does what is in flight end in a quiet message (wire_rc.c)? */
-static bool softhca_req_quiet(struct softhca_qp *qp,
-			      const struct softhca_dest *dest)
-{
-	return dest->tp->quiet && dest->tp->quiet(qp);
-}
-
 /*
  * Ask for the answer to a quiet train (counted as @why): the last
  * packet of the last message in flight is built again (its local SGEs
