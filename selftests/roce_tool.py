@@ -26,6 +26,22 @@ so that each checks the other.
       the transport's checks rather than stop at the ICRC.  Prints what
       it sent; the same SEED sends the same frames.
 
+  roce_tool.py gso SRC DST
+      Send UDP GSO datagrams (UDP_SEGMENT) from SRC to DST port 4791,
+      IPv4 or IPv6, as a softhca batch (net_batch.c) crosses a veth:
+      the receiving kernel cuts them into packets before the tunnel
+      socket.  The ICRCs here are computed apart from the driver's, for
+      the headers segmentation gives each packet, which is what
+      net_batch.c assumes of the kernel.
+      Each packet a UD SEND to QP 0x7ffff0 (none there: rx_no_qp), in
+      64-byte segments but the last: "right" 8 packets, their ICRCs for
+      the headers segmentation gives each (lengths, IPv4 IDs from 0 on:
+      an unconnected socket's DF datagram has ID 0); "whole" the same
+      with ICRCs for the uncut datagram's headers (8 wrong); "id0"
+      (IPv4) ICRCs for ID 0 throughout (the first right, 7 wrong);
+      "tiny" 40 bytes cut in 8 (5 malformed); "ragged" 3 right packets
+      and a 6-byte tail (1 malformed).  wire.sh counts them.
+
 ICRC (IBA Annex A17, RoCEv2): CRC-32 over 8 bytes of 0xff (for the LRH a
 RoCEv2 packet does not have), the IP header with the fields a router
 changes taken as all ones (IPv4 TOS, TTL, checksum; IPv6 traffic class,
@@ -250,11 +266,72 @@ def cmd_fuzz(args):
     return 0
 
 
+def cmd_gso(src, dst):
+    v6 = ":" in dst
+    fam = socket.AF_INET6 if v6 else socket.AF_INET
+    s = socket.socket(fam, socket.SOCK_DGRAM)
+    s.bind((src, 0))
+    # DF: an unconnected socket's datagram then gets IPv4 ID 0.
+    if v6:
+        s.setsockopt(socket.IPPROTO_IPV6, 23, 2)	# IPV6_MTU_DISCOVER, DO
+    else:
+        s.setsockopt(socket.IPPROTO_IP, 10, 2)		# IP_MTU_DISCOVER, DO
+    sport = s.getsockname()[1]
+    sa, da = socket.inet_pton(fam, src), socket.inet_pton(fam, dst)
+
+    def with_icrc(pkt, seglen, ident):
+        """pkt (BTH .. payload) and its ICRC, for a segment of seglen
+        bytes of UDP payload and (IPv4) that ID."""
+        udp = struct.pack(">HHHH", sport, ROCE_PORT, 8 + seglen, 0)
+        if v6:
+            ip = struct.pack(">IHBB16s16s", 0x60000000, 8 + seglen, 17, 64,
+                             sa, da)
+        else:
+            ip = struct.pack(">BBHHHBBH4s4s", 0x45, 0, 28 + seglen, ident,
+                             0x4000, 64, 17, 0, sa, da)
+        f = bytearray(12) + (b"\x86\xdd" if v6 else b"\x08\x00") + ip + udp
+        f += pkt + bytes(4)
+        return pkt + icrc(f, 14, 14 + len(ip), 22 + len(ip), len(f))
+
+    def ud(psn, paylen):
+        return (struct.pack(">BBHII", 0x64, 0, 0xffff, 0x7ffff0, psn) +
+                struct.pack(">II", 0x11111111, 5) + bytes(range(paylen)))
+
+    def batch(sizes, mode):
+        total = sum(12 + 8 + n + 4 for n in sizes)
+        out = b""
+        for i, n in enumerate(sizes):
+            p = ud(i, n)
+            if mode == "right":
+                out += with_icrc(p, len(p) + 4, i)
+            elif mode == "whole":
+                out += with_icrc(p, total, 0)
+            else:
+                out += with_icrc(p, len(p) + 4, 0)
+        return out
+
+    def send(name, data, gso):
+        s.setsockopt(17, 103, gso)		# SOL_UDP, UDP_SEGMENT
+        s.sendto(data, (dst, ROCE_PORT))
+        print(f"{name}: {len(data)} bytes in segments of {gso}")
+
+    sizes = [40] * 7 + [24]			# 64-byte packets, the last 48
+    send("right", batch(sizes, "right"), 64)
+    send("whole", batch(sizes, "whole"), 64)
+    if not v6:
+        send("id0", batch(sizes, "id0"), 64)
+    send("tiny", bytes(40), 8)
+    send("ragged", batch([40] * 3, "right") + bytes(6), 64)
+    return 0
+
+
 def main():
     if len(sys.argv) >= 3 and sys.argv[1] == "icrc":
         return cmd_icrc(sys.argv[2])
     if len(sys.argv) >= 9 and sys.argv[1] == "fuzz":
         return cmd_fuzz(sys.argv[2:])
+    if len(sys.argv) >= 4 and sys.argv[1] == "gso":
+        return cmd_gso(sys.argv[2], sys.argv[3])
     print(__doc__)
     return 2
 
