@@ -21,23 +21,9 @@ ko=$REPO/build/debug-module-kunit/drivers/softhca/softhca.ko
 # shellcheck disable=SC2046
 modprobe -a $(modinfo -F depends "$ko" | tr , ' ') &&
 	insmod "$ko" || { echo "not ok 1 insmod $ko"; exit 1; }
-# kpoint ok|skip|fail NAME [WHY|RESULTS]: one TAP point from a verdict
-# already read, as t() prints it, but in this shell: t() runs each point
-# in a subshell, a fork each, and the 77 cases' forks took about 40 s of
+# Each case's point goes through tap_point() (lib.sh), not t(): t() runs
+# its command in a subshell, and the 71 cases' forks took about 40 s of
 # the debug kernel under TCG (the suites themselves 8 s).
-kpoint() {
-	[ "$TAP_N" -eq 0 ] && echo "TAP version 13"
-	TAP_N=$((TAP_N + 1))
-	case $1 in
-	ok) echo "ok $TAP_N $2" ;;
-	skip) echo "ok $TAP_N $2 # SKIP$3" ;;
-	*)
-		echo "not ok $TAP_N $2"
-		sed 's/^/# /' "$3"
-		TAP_FAILED=$((TAP_FAILED + 1))
-		;;
-	esac
-}
 
 n=0
 for d in /sys/kernel/debug/kunit/softhca*; do
@@ -58,9 +44,9 @@ for d in /sys/kernel/debug/kunit/softhca*; do
 		name=${name#* }
 		case "$line" in
 		"ok "*"# SKIP"*)
-			kpoint skip "kunit:$suite.${name%% # SKIP*}" "${line##*# SKIP}" ;;
-		"ok "*) kpoint ok "kunit:$suite.$name" ;;
-		*) kpoint fail "kunit:$suite.$name" "$d/results" ;;
+			tap_point "kunit:$suite.${name%% # SKIP*}" 77 "SKIP:${line##*# SKIP}" ;;
+		"ok "*) tap_point "kunit:$suite.$name" 0 "" ;;
+		*) tap_point "kunit:$suite.$name" 1 "$(cat "$d/results")" ;;
 		esac
 		n=$((n + 1))
 	done < "$d/results"

@@ -55,8 +55,7 @@ one_device_round() {
 t() {
 	name=$1
 	shift
-	[ $TAP_N -eq 0 ] && echo "TAP version 13"
-	TAP_N=$((TAP_N + 1))
+	tap_next
 	# The clock from /proc/uptime with builtins: a fork and exec costs
 	# a good part of a second on the debug kernel under TCG.
 	read -r t_start _ < /proc/uptime
@@ -66,18 +65,38 @@ t() {
 	# What the suite's time goes to (README, "what each tier costs").
 	t_secs=$(( ${t_end%.*} - ${t_start%.*} ))
 	[ $t_secs -lt 5 ] || echo "# $name: $t_secs s"
-	if [ $rc -eq 0 ]; then
-		# Measurements a passing test wants on record.
-		printf '%s\n' "$out" | sed -n 's/^NOTE: /# /p'
-		echo "ok $TAP_N $name"
-	elif [ $rc -eq 77 ]; then
-		echo "ok $TAP_N $name # SKIP ${out##*SKIP: }"
+	tap_verdict "$name" $rc "$out"
+}
+
+# tap_next: number the next point (TAP_N), after the TAP header.
+tap_next() {
+	[ "$TAP_N" -eq 0 ] && echo "TAP version 13"
+	TAP_N=$((TAP_N + 1))
+}
+
+# tap_verdict NAME RC OUT: point TAP_N's line from its exit status RC
+# and output OUT: 0 passed (OUT's NOTE: lines, measurements a passing
+# test wants on record, are kept), 77 skipped (OUT ends in "SKIP: why"),
+# anything else failed (OUT shown).  Forks only for a non-empty OUT.
+tap_verdict() {
+	if [ "$2" -eq 0 ]; then
+		[ -z "$3" ] || printf '%s\n' "$3" | sed -n 's/^NOTE: /# /p'
+		echo "ok $TAP_N $1"
+	elif [ "$2" -eq 77 ]; then
+		echo "ok $TAP_N $1 # SKIP ${3##*SKIP: }"
 	else
-		echo "not ok $TAP_N $name"
-		printf '%s\n' "$out" | sed 's/^/# /'
-		echo "# exit status $rc"
+		echo "not ok $TAP_N $1"
+		printf '%s\n' "$3" | sed 's/^/# /'
+		echo "# exit status $2"
 		TAP_FAILED=$((TAP_FAILED + 1))
 	fi
+}
+
+# tap_point NAME RC OUT: a point whose verdict is already known, in this
+# shell (t() runs its command in a subshell: a fork a point).
+tap_point() {
+	tap_next
+	tap_verdict "$@"
 }
 
 tap_done() {

@@ -56,6 +56,9 @@ restrack() {
 	sed 's/^/NOTE: /' "$TMP/qp1"
 }
 
+# gone PID: process PID has ended.
+gone() { ! kill -0 "$1" 2> /dev/null; }
+
 # serve NAME SERVER-CMD... -- CLIENT-CMD...: the server in the background,
 # the client once the server listens; both must exit 0.
 serve() {
@@ -71,14 +74,7 @@ serve() {
 	crc=$?
 	# A client that failed fails the point: its server gets 5 s to say
 	# why, not the rest of its 60 s timeout.
-	if [ $crc != 0 ]; then
-		i=0
-		while [ $i -lt 10 ] && kill -0 $spid 2> /dev/null; do
-			sleep 0.5
-			i=$((i + 1))
-		done
-		kill $spid 2> /dev/null
-	fi
+	[ $crc = 0 ] || wait_for 5 gone $spid || kill $spid 2> /dev/null
 	wait $spid
 	src=$?
 	if [ $crc != 0 ] || [ $src != 0 ]; then
