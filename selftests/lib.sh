@@ -8,6 +8,11 @@ TAP_FAILED=0
 REPO=${REPO:-$(cd "$(dirname "$0")/.." && pwd)}
 TOOL=$REPO/build/bin/softhca
 SELFTESTS=$REPO/build/selftests
+# On the sanitizer tier's debug kernel the programs built without ASan
+# and UBSan (selftests/Makefile): the kernel is what is checked there.
+if [ "${SOFTHCA_SUITE:-stock}" = debug ]; then
+	SELFTESTS=$SELFTESTS/plain
+fi
 
 # scaled N: a loop count for this kernel.  On the sanitizer tier's debug
 # kernel (SOFTHCA_SUITE=debug, tools/check) every instruction is checked
