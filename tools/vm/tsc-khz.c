@@ -4,11 +4,11 @@
  * against CLOCK_MONOTONIC_RAW over 200 ms.
  *
  * A TCG guest's TSC is the host's (QEMU reads the host's TSC for the
- * guest's RDTSC): run-guest passes this figure as tsc_early_khz, so that
- * the guests keep time by the TSC (see there why), the debug kernel
- * without ACPI too (no HPET or PM timer to calibrate against).  Each end of the interval is the
- * TSC read between two clock reads, from the closest of several tries,
- * so a preemption between the reads does not skew it.
+ * guest's RDTSC): run-guest passes this figure as tsc_early_khz to the
+ * debug kernel, which boots without ACPI and so has no HPET or PM timer
+ * to calibrate its TSC against (see there why).  Each end of the
+ * interval is the TSC read between two clock reads, from the closest of
+ * several tries, so a preemption between the reads does not skew it.
  */
 #include <stdint.h>
 #include <stdio.h>
