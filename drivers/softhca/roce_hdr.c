@@ -527,26 +527,31 @@ int softhca_icrc_fill(void *iph, u32 len)
 #ifdef __KERNEL__
 /*
  * The ICRC of a packet in an skb whose network and transport headers are
- * set (the UDP header just before the BTH), and whose last four bytes
- * are the ICRC's.  The headers up to the end of the extension headers
- * must be in the linear part; payload may be in fragments.
+ * set (the UDP header just before the BTH, both in the linear part), and
+ * whose last four bytes are the ICRC's.  The BTH and the extension
+ * headers may be in the linear part or not: a segment of a received
+ * batch carries them in a page fragment, and they are read through a
+ * copy then (as softhca_wire_rcv() parses them) rather than pulled, which
+ * would reallocate the segment's head.  Payload may be in fragments.
  */
 static int softhca_icrc_skb(struct sk_buff *skb, __le32 *icrc)
 {
 	int bth_off = skb_transport_offset(skb) + sizeof(struct udphdr);
+	u8 copy[SOFTHCA_ROCE_MAX_HDRS];
 	struct skb_seq_state st;
 	const u8 *bth, *data;
 	u32 hdr_len, from, total, done, n;
 	u32 crc;
 
-	if (bth_off < 0 || skb->len < bth_off + SOFTHCA_BTH_LEN +
-				      SOFTHCA_ICRC_LEN)
+	if (bth_off < 0 || skb_headlen(skb) < bth_off ||
+	    skb->len < bth_off + SOFTHCA_BTH_LEN + SOFTHCA_ICRC_LEN)
 		return -EINVAL;
-	bth = skb->data + bth_off;
+	bth = skb_header_pointer(skb, bth_off, SOFTHCA_BTH_LEN, copy);
 	hdr_len = softhca_roce_ops[bth[0]].hdr_len;
-	if (!hdr_len || skb_headlen(skb) < bth_off + hdr_len ||
+	if (!hdr_len || hdr_len > sizeof(copy) ||
 	    skb->len < bth_off + hdr_len + SOFTHCA_ICRC_LEN)
 		return -EINVAL;
+	bth = skb_header_pointer(skb, bth_off, hdr_len, copy);
 	crc = softhca_icrc_hdrs(skb_network_header(skb),
 				skb_transport_header(skb), bth, hdr_len);
 
@@ -585,11 +590,11 @@ void softhca_icrc_put(struct sk_buff *skb)
 /**
  * softhca_icrc_check_skb - check the ICRC of a received packet
  * @skb: network and transport headers set (the UDP header just before the
- *	BTH), skb->data anywhere at or before the BTH, the BTH and its
- *	extension headers linear
+ *	BTH) and linear, skb->data anywhere at or before the BTH
  *
  * Return: 0; -EBADMSG when the ICRC does not match; -EINVAL when the
- * packet is too short for its opcode or not linear enough.
+ * packet is too short for its opcode or its IP and UDP headers are not
+ * linear.
  */
 int softhca_icrc_check_skb(struct sk_buff *skb)
 {

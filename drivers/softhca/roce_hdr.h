@@ -359,7 +359,7 @@ static inline bool softhca_psn_after(u32 a, u32 b)
 
 /**
  * struct softhca_roce_pkt - a checked packet, from its BTH to its ICRC
- * @bth: the packet's first byte
+ * @bth: the packet's first byte, or (@skb set) a copy of its headers
  * @len: bytes from the BTH to the end of the ICRC
  * @opcode: BTH opcode
  * @mask: softhca_roce_ops[@opcode].mask
@@ -368,13 +368,14 @@ static inline bool softhca_psn_after(u32 a, u32 b)
  * @payload: offset of the payload (the end of the headers)
  * @paylen: payload bytes, pad and ICRC removed
  * @pad: pad bytes between the payload and the ICRC
- * @skb: (kernel) the received packet, when @bth lies in its linear part
- *	but the payload may not (softhca_wire_payload()); NULL: the whole
- *	packet is in one buffer
+ * @skb: (kernel) the received packet, skb->data at its BTH: @bth is
+ *	skb->data or a copy of the headers (softhca_wire_rcv()), and the
+ *	payload is at @payload in the skb (softhca_wire_payload()); NULL:
+ *	the whole packet is in one buffer at @bth
  *
  * Everything the header offsets point at lies inside @len: the accessors
  * below return pointers that may be dereferenced without further checks.
- * So does softhca_pkt_payload() when @skb is NULL.
+ * So does softhca_pkt_payload() when @skb is NULL (only then).
  */
 struct softhca_roce_pkt {
 	const u8 *bth;

@@ -778,7 +778,7 @@ void softhca_wire_rcv_read_resp(struct softhca_dev *sdev, struct sk_buff *skb,
 	switch (v) {
 	case SOFTHCA_RC_RD_TAKE:
 	case SOFTHCA_RC_RD_DONE:
-		softhca_rd_cb(skb)->off = pkt->bth - skb->data + pkt->payload;
+		softhca_rd_cb(skb)->off = pkt->payload;	/* data at the BTH */
 		softhca_rd_cb(skb)->len = pkt->paylen;
 		__skb_queue_tail(&w->rd_q, skb_get(skb));
 		w->rd_next = softhca_psn_add(w->rd_next, 1);
