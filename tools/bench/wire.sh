@@ -32,8 +32,10 @@
 # lat, rate and bw, and neither the perftest nor the loss rows (to
 # iterate on one figure); unset: everything.  WIRE_PROFILE=PREFIX: each
 # of those rows runs under "perf record -a" (cpu-clock: the guest has no
-# PMU under TCG), its profile in PREFIX.CASE.DEVICE.data and .txt (the
-# figures are then not comparable with a run without it).
+# PMU under TCG), its profile in PREFIX.CASE.DEVICE.data and .txt (each
+# function's share of all samples and of the poller's, by itself and with
+# what it calls: tools/bench/profile.py; the figures are then not
+# comparable with a run without it).
 cd "$(dirname "$0")/../.." || exit 1
 . selftests/lib.sh
 out=${1:-build/bench/wire.jsonl}
@@ -160,9 +162,11 @@ perf() {
 			echo "bench wire: $name on $side failed" >&2
 			wfailed=$((wfailed + 1))
 		fi
-		[ -z "$prof" ] || command perf report -q -i "$WIRE_PROFILE.$name.$side.data" \
-			--no-children --sort sym --stdio -g none --percent-limit 0.5 \
-			> "$WIRE_PROFILE.$name.$side.txt" 2>&1
+		[ -z "$prof" ] || for c in "" softhca/0; do
+			command perf script -i "$WIRE_PROFILE.$name.$side.data" \
+				-F comm,ip,sym 2> /dev/null |
+				tools/bench/profile.py ${c:+--comm "$c"}
+		done > "$WIRE_PROFILE.$name.$side.txt" 2>&1
 	done
 }
 
