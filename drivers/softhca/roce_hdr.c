@@ -532,9 +532,12 @@ int softhca_icrc_fill(void *iph, u32 len)
  * headers may be in the linear part or not: a segment of a received
  * batch carries them in a page fragment, and they are read through a
  * copy then (as softhca_wire_rcv() parses them) rather than pulled, which
- * would reallocate the segment's head.  Payload may be in fragments.
+ * would reallocate the segment's head.  @hdrs: those headers when the
+ * caller has them at hand (in place or copied), else NULL.  Payload may
+ * be in fragments.
  */
-static int softhca_icrc_skb(struct sk_buff *skb, __le32 *icrc)
+static int softhca_icrc_skb(struct sk_buff *skb, const u8 *hdrs,
+			    __le32 *icrc)
 {
 	int bth_off = skb_transport_offset(skb) + sizeof(struct udphdr);
 	u8 copy[SOFTHCA_ROCE_MAX_HDRS];
@@ -546,12 +549,13 @@ static int softhca_icrc_skb(struct sk_buff *skb, __le32 *icrc)
 	if (bth_off < 0 || skb_headlen(skb) < bth_off ||
 	    skb->len < bth_off + SOFTHCA_BTH_LEN + SOFTHCA_ICRC_LEN)
 		return -EINVAL;
-	bth = skb_header_pointer(skb, bth_off, SOFTHCA_BTH_LEN, copy);
+	bth = hdrs ?: skb_header_pointer(skb, bth_off, SOFTHCA_BTH_LEN, copy);
 	hdr_len = softhca_roce_ops[bth[0]].hdr_len;
 	if (!hdr_len || hdr_len > sizeof(copy) ||
 	    skb->len < bth_off + hdr_len + SOFTHCA_ICRC_LEN)
 		return -EINVAL;
-	bth = skb_header_pointer(skb, bth_off, hdr_len, copy);
+	if (!hdrs)
+		bth = skb_header_pointer(skb, bth_off, hdr_len, copy);
 	crc = softhca_icrc_hdrs(skb_network_header(skb),
 				skb_transport_header(skb), bth, hdr_len);
 
@@ -582,31 +586,40 @@ void softhca_icrc_put(struct sk_buff *skb)
 {
 	__le32 icrc;
 
-	if (WARN_ON_ONCE(softhca_icrc_skb(skb, &icrc)))
+	if (WARN_ON_ONCE(softhca_icrc_skb(skb, NULL, &icrc)))
 		return;
 	skb_store_bits(skb, skb->len - SOFTHCA_ICRC_LEN, &icrc, sizeof(icrc));
 }
 
 /**
- * softhca_icrc_check_skb - check the ICRC of a received packet
+ * softhca_icrc_check_hdrs - check the ICRC of a received packet
  * @skb: network and transport headers set (the UDP header just before the
  *	BTH) and linear, skb->data anywhere at or before the BTH
+ * @hdrs: the packet's BTH and extension headers, at least as many bytes
+ *	as its opcode has (skb->data's, or a copy of them: what
+ *	softhca_wire_rcv() parsed); NULL: read from @skb
  *
  * Return: 0; -EBADMSG when the ICRC does not match; -EINVAL when the
  * packet is too short for its opcode or its IP and UDP headers are not
  * linear.
  */
-int softhca_icrc_check_skb(struct sk_buff *skb)
+int softhca_icrc_check_hdrs(struct sk_buff *skb, const void *hdrs)
 {
 	__le32 icrc, wire;
 	int err;
 
-	err = softhca_icrc_skb(skb, &icrc);
+	err = softhca_icrc_skb(skb, hdrs, &icrc);
 	if (err)
 		return err;
 	if (skb_copy_bits(skb, skb->len - SOFTHCA_ICRC_LEN, &wire,
 			  sizeof(wire)))
 		return -EINVAL;
 	return icrc == wire ? 0 : -EBADMSG;
+}
+
+/* softhca_icrc_check_hdrs(), the headers read from @skb. */
+int softhca_icrc_check_skb(struct sk_buff *skb)
+{
+	return softhca_icrc_check_hdrs(skb, NULL);
 }
 #endif /* __KERNEL__ */

@@ -531,6 +531,7 @@ int softhca_icrc_fill(void *iph, u32 len);
  * (receive, after the UDP layer).
  */
 void softhca_icrc_put(struct sk_buff *skb);
+int softhca_icrc_check_hdrs(struct sk_buff *skb, const void *hdrs);
 int softhca_icrc_check_skb(struct sk_buff *skb);
 
 #endif /* SOFTHCA_ROCE_HDR_H */

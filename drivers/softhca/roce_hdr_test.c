@@ -1048,13 +1048,17 @@ static void rxe_frames_bitflips(struct kunit *test)
  * One frame in an skb: @lin bytes from the IP header linear, the rest in
  * a page fragment.  Returns what softhca_icrc_check_skb() says of it as
  * sent, with its ICRC zeroed, after softhca_icrc_put(), as the receive
- * path sees it (skb->data at the BTH) and with a payload bit flipped
- * (-EBADMSG when the packet has no payload to flip).
+ * path sees it (skb->data at the BTH), and with a payload bit flipped
+ * (-EBADMSG when the packet has no payload to flip); and what
+ * softhca_icrc_check_hdrs() says as the receive path calls it, with the
+ * headers it parsed (in place or copied).
  */
 static void frame_skb_checks(struct kunit *test, const u8 *ip, u32 iplen,
-			     u32 l3, u32 lin, int res[5])
+			     u32 l3, u32 lin, int res[6])
 {
+	u8 hdrs[SOFTHCA_ROCE_MAX_HDRS];
 	struct softhca_roce_pkt p;
+	const void *h;
 	struct sk_buff *skb;
 	struct page *page;
 	__le32 zero = 0;
@@ -1085,6 +1089,8 @@ static void frame_skb_checks(struct kunit *test, const u8 *ip, u32 iplen,
 	/* as the receive path sees it: skb->data at the BTH */
 	skb_pull(skb, l3 + sizeof(struct udphdr));
 	res[3] = softhca_icrc_check_skb(skb);
+	h = skb_header_pointer(skb, 0, min_t(u32, skb->len, sizeof(hdrs)), hdrs);
+	res[5] = h ? softhca_icrc_check_hdrs(skb, h) : -EINVAL;
 	/* a flipped bit in the last payload byte (or the pad) */
 	res[4] = -EBADMSG;
 	if (skb->len > p.payload + SOFTHCA_ICRC_LEN) {
@@ -1106,7 +1112,7 @@ static void frame_skb_checks(struct kunit *test, const u8 *ip, u32 iplen,
  */
 static void rxe_frames_skb(struct kunit *test)
 {
-	static const int want[5] = { 0, -EBADMSG, 0, 0, -EBADMSG };
+	static const int want[6] = { 0, -EBADMSG, 0, 0, -EBADMSG, 0 };
 	int i, split, k;
 
 	for (i = 0; i < ARRAY_SIZE(roce_frames); i++) {
@@ -1114,7 +1120,7 @@ static void rxe_frames_skb(struct kunit *test)
 		const u8 *ip = fr->data + ETH_LEN;
 		u32 iplen = fr->len - ETH_LEN, l3 = l3_len(ip), lin;
 		struct softhca_roce_pkt p;
-		int res[5];
+		int res[6] = { 0 };
 
 		KUNIT_ASSERT_EQ(test, softhca_roce_frame(ip, iplen, &p), 0);
 		for (split = 0; split < 2; split++) {
@@ -1122,7 +1128,7 @@ static void rxe_frames_skb(struct kunit *test)
 			lin = split ? l3 + sizeof(struct udphdr) :
 			      min(iplen, (u32)(p.bth - ip) + p.payload + 3);
 			frame_skb_checks(test, ip, iplen, l3, lin, res);
-			for (k = 0; k < 5; k++)
+			for (k = 0; k < 6; k++)
 				KUNIT_ASSERT_EQ_MSG(test, res[k], want[k],
 						    "%s, %u linear, check %d",
 						    fr->name, lin, k);

@@ -401,7 +401,7 @@ void softhca_wire_rcv(struct softhca_dev *sdev, struct sk_buff *skb)
 	if (!h || softhca_roce_parse(h, skb->len, &pkt))
 		goto drop;
 	pkt.skb = skb;
-	err = softhca_icrc_check_skb(skb);
+	err = softhca_icrc_check_hdrs(skb, pkt.bth);
 	if (err) {
 		if (err == -EBADMSG)
 			why = SOFTHCA_CNT_RX_BAD_ICRC;
