@@ -262,6 +262,26 @@ quietly() {
 	return $q_rc
 }
 
+# chunked PKTS DEVS CMD...: CMD with wire_chunk_pkts PKTS, so that its
+# long messages go in many chunks, two in flight at a time (req_train.c:
+# the next chunk leaves before the answer to the one before it); DEVS
+# (softhca) must have sent chunks that way (tx_chunks_ahead).
+chunked() {
+	ck_p=/sys/module/softhca/parameters/wire_chunk_pkts ck_devs=$2
+	ck_old=$(cat $ck_p) && echo "$1" > $ck_p || return 1
+	shift 2
+	# shellcheck disable=SC2086
+	a0=$(sum tx_chunks_ahead $ck_devs)
+	"$@"
+	ck_rc=$?
+	echo "$ck_old" > $ck_p
+	[ $ck_rc = 0 ] || return 1
+	# shellcheck disable=SC2086
+	a=$(($(sum tx_chunks_ahead $ck_devs) - a0))
+	echo "NOTE: $a chunks sent before the answer to the one before them"
+	[ $a -gt 0 ] || { echo "no chunk went ahead (tx_chunks_ahead)"; return 1; }
+}
+
 # quiet NAME SNS SDEV SADDR CNS CDEV CADDR HOST PORT CDEV_SOFTHCA: a
 # window of 3000 SENDs of which one in 8 is signaled (uc_wire -U 8): the
 # others went quiet (no AckReq, wire_rc.c), most of them.
@@ -478,9 +498,15 @@ t "wire_rc: rough wire, softhca <-> softhca, RDMA READ up to 1 MiB" \
 t "wire_rc: rough wire, softhca <-> softhca, atomics, sum exact" \
 	rough at_check wns2 wa0 wns3 wa1 rough_at_sh_sh "shw2 shw3" \
 	wns2 shw2 10.78.0.1 wns3 shw3 10.78.0.2 10.78.0.1 19042 -n 200
+t "wire_rc: rough wire, softhca <-> softhca, SEND/WRITE 64 KiB in 8 KiB chunks, two in flight" \
+	chunked 8 "shw2 shw3" rough rc_check wns2 wa0 wns3 wa1 rough_ck_sh_sh "shw2 shw3" \
+	wns2 shw2 10.78.0.1 wns3 shw3 10.78.0.2 10.78.0.1 19047 -n 20 -s 65536
 t "wire_rc: rough wire, softhca client, rxe server, SEND/WRITE 16 KiB" \
 	rxe rough rc_check - wr0 wns1 wr1 rough_sh_rxe shw1 \
 	- rxe0 10.77.0.1 wns1 shw1 10.77.0.2 10.77.0.1 19043 -n 20 -s 16384
+t "wire_rc: rough wire, softhca client, rxe server, SEND/WRITE 16 KiB in 2 KiB chunks, two in flight" \
+	chunked 2 shw1 rxe rough rc_check - wr0 wns1 wr1 rough_ck_sh_rxe shw1 \
+	- rxe0 10.77.0.1 wns1 shw1 10.77.0.2 10.77.0.1 19048 -n 20 -s 16384
 # A READ resumed after a lost response: rxe answers MIDDLE..., LAST (a
 # softhca that took only FIRST there ended such READs in RETRY_EXC_ERR);
 # softhca answers rxe's the same way now (rxe's requester takes either).

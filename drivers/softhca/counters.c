@@ -41,6 +41,7 @@ static const struct rdma_stat_desc softhca_counter_descs[] = {
 	[SOFTHCA_CNT_RX_QP_NOT_READY].name = "rx_qp_not_ready",
 	[SOFTHCA_CNT_TX_TRAIN_MSGS].name = "tx_train_msgs",
 	[SOFTHCA_CNT_TX_TRAIN_EARLY].name = "tx_train_early",
+	[SOFTHCA_CNT_TX_CHUNKS_AHEAD].name = "tx_chunks_ahead",
 	[SOFTHCA_CNT_TX_QUIET].name = "tx_quiet_msgs",
 	[SOFTHCA_CNT_TX_QUIET_EXPIRED].name = "tx_quiet_expired",
 	[SOFTHCA_CNT_TX_QUIET_ASKS].name = "tx_quiet_asks",

@@ -71,6 +71,11 @@ enum softhca_counter {
 	 */
 	SOFTHCA_CNT_TX_TRAIN_EARLY,
 	/*
+	 * RC: chunks of a long SEND or WRITE sent while the chunk before
+	 * them waited for its answer (req_train.c: two in flight)
+	 */
+	SOFTHCA_CNT_TX_CHUNKS_AHEAD,
+	/*
 	 * RC: messages sent without AckReq (an unsignaled WQE's, wire_rc.c
 	 * "Quiet messages"); a quiet train's asks for its answer once its
 	 * wait ran out (ack_quiet_us), and when a WQE could not join it

@@ -365,7 +365,7 @@ static inline bool softhca_req_train_moved(struct softhca_qp *qp)
 
 	if (!READ_ONCE(qp->req.train_open))
 		return false;
-	if (READ_ONCE(qp->wire.ack_moved))
+	if (READ_ONCE(qp->wire.ack_moved) || READ_ONCE(qp->req.ahead_due))
 		return true;
 	return !READ_ONCE(qp->req.train_full) &&
 	       READ_ONCE(hdr->prod) - READ_ONCE(qp->sq.cons) >

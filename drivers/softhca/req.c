@@ -161,6 +161,8 @@ void softhca_req_start(struct softhca_qp *qp)
 	qp->req.retry_wait = false;
 	qp->req.quiet_wait = false;
 	qp->req.wire_chunk = 0;
+	qp->req.wire_ahead = 0;
+	qp->req.ahead_due = false;
 	qp->req.train_open = false;
 	WRITE_ONCE(qp->req.train_full, false);
 	qp->req.rnr_left = qp->attr.rnr_retry;
@@ -415,6 +417,7 @@ static int softhca_req_chunk(struct softhca_qp *qp, struct softhca_req_out *out)
 	struct softhca_dest *dest = &out->cache->dest;
 	struct softhca_msg msg = {};
 	struct softhca_cursor local;
+	bool ahead = false;
 	enum softhca_ack ack;
 	u32 nseg, chunk;
 	int err;
@@ -476,13 +479,22 @@ static int softhca_req_chunk(struct softhca_qp *qp, struct softhca_req_out *out)
 			softhca_segs_put(qp->req.segs, nseg);
 		return softhca_req_train_settle(qp, ack, &msg, chunk, out);
 	}
+	if (ack != SOFTHCA_PENDING)
+		WRITE_ONCE(qp->req.ahead_due, false);	/* answered first */
+	if (ack != SOFTHCA_PENDING && qp->req.wire_ahead) {
+		/* The answer covers the chunk sent behind it too. */
+		chunk = softhca_req_ahead_settle(qp, ack, &msg, chunk);
+		ahead = true;
+	}
 	/*
 	 * In flight, the chunk keeps its size; sent again, what is left of
 	 * it (an RDMA READ asked again must stay within the PSNs the
-	 * responder gave it).
+	 * responder gave it; a SEND or WRITE that had two chunks in flight
+	 * goes on in chunks of the usual size).
 	 */
 	qp->req.wire_chunk = ack == SOFTHCA_PENDING ? chunk :
-			     ack == SOFTHCA_RESEND ? chunk - msg.acked : 0;
+			     ack == SOFTHCA_RESEND && !ahead ?
+			     chunk - msg.acked : 0;
 	/*
 	 * The last chunk of a SEND or WRITE: WQEs posted meanwhile may
 	 * follow it (a READ's or an atomic's answer comes first).
@@ -522,9 +534,15 @@ static int softhca_req_chunk(struct softhca_qp *qp, struct softhca_req_out *out)
 	case SOFTHCA_BUSY:
 		return 0;	/* unchanged: the next visit sends it again */
 	case SOFTHCA_PENDING:
-		/* The message's last chunk: others may follow it at once. */
+		/*
+		 * The message's last chunk: others may follow it at once;
+		 * another of a long SEND or WRITE: its next chunk may, on
+		 * the next visit (req_train.c).
+		 */
 		if (msg.last)
 			softhca_req_train_extend(qp, dest, &out->cache->lmr, 1);
+		else
+			softhca_req_ahead_later(qp, dest);
 		if (dest->tp->flush)
 			dest->tp->flush(qp);
 		return softhca_req_pending_wait(qp, dest);

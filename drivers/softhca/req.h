@@ -54,5 +54,11 @@ int softhca_req_train_ask(struct softhca_qp *qp, struct softhca_req_out *out);
 int softhca_req_train_settle(struct softhca_qp *qp, enum softhca_ack ack,
 			     const struct softhca_msg *msg, u64 chunk,
 			     struct softhca_req_out *out);
+bool softhca_req_ahead(struct softhca_qp *qp, struct softhca_dest *dest,
+		       struct softhca_mr **lmr);
+void softhca_req_ahead_later(struct softhca_qp *qp,
+			     const struct softhca_dest *dest);
+u32 softhca_req_ahead_settle(struct softhca_qp *qp, enum softhca_ack ack,
+			     struct softhca_msg *msg, u32 chunk);
 
 #endif

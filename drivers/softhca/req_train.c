@@ -39,6 +39,28 @@
  * QP's flush then completes the cars behind it).  The cars behind the
  * current WQE stay taken and go again in the next train.
  *
+ * A long message's chunks (softhca_req_ahead()).  A SEND or WRITE longer
+ * than a chunk went chunk by chunk, each waiting for its answer, so
+ * sending and receiving took turns even where the receive ran on
+ * another CPU than the requester.  Once a chunk that does not end its
+ * message is out, the next chunk follows it (appended like a car, AckReq
+ * on the last packet of each), two in flight at most.  It follows on the
+ * requester's next visit, not at once (softhca_req_ahead_later()): the
+ * visit ends with the sending CPU's softirq, which runs the receive when
+ * the peer is a device of this host whose packets are received on this
+ * CPU; the answer is then there before the next visit and the chunks go
+ * one by one as before (two at once overran the softirq's budget there:
+ * ksoftirqd then shared the CPU with the spinning poller, 6 % less
+ * bandwidth).  Where the answer takes a round trip, the next chunk finds
+ * it missing and goes.  The partial ACK of
+ * the first moves the window (softhca_req_train_advance(): the first's
+ * bytes are done, the second becomes the chunk in flight, the third
+ * follows), and the answer to both settles them as one
+ * (softhca_req_ahead_settle(): an ACK covers both; otherwise the packets
+ * taken at the start are done and the rest goes again, go-back-N, in
+ * chunks of the usual size).  Cars join only behind a message's last
+ * chunk, as before.  qp->req.wire_ahead holds the second chunk's bytes.
+ *
  * The cars are the kernel's copies, a ring (softhca_req_car()) whose
  * WQE copies were allocated with the QP: the flush reads their wr_id from
  * there (qp_state.c), never from the slot again.
@@ -327,6 +349,141 @@ full:
 }
 
 /**
+ * softhca_req_ahead - send the current WQE's next chunk behind the one
+ *	in flight
+ * @qp: the QP; a chunk of its current WQE that does not end it is in
+ *	flight, unanswered (qp->req.wire_chunk), none behind it
+ * @dest: its peer
+ * @lmr: the run's local MR lookup
+ *
+ * Only a SEND or WRITE (a READ's or an atomic's answer is data), only
+ * in RTS.  Sent, the train is open (its partial ACK brings the requester
+ * back, softhca_req_train_advance()) and full (nothing else joins until
+ * the window moves); not sent, nothing changes but the train being full.
+ *
+ * Return: true when the chunk was sent.
+ */
+bool softhca_req_ahead(struct softhca_qp *qp, struct softhca_dest *dest,
+		       struct softhca_mr **lmr)
+{
+	const struct softhca_send_wqe *w = qp->req.wqe;
+	u64 off = qp->req.done + qp->req.wire_chunk;
+	struct softhca_cursor local;
+	struct softhca_msg msg = {};
+	u32 mtu = qp->wire.mtu, chunk, nseg;
+	bool ok;
+
+	WRITE_ONCE(qp->req.train_full, true);
+	if (qp->req.wire_ahead || off >= qp->req.len || !mtu ||
+	    !dest->tp->append || !softhca_req_can_lead(w->ctrl.opcode) ||
+	    READ_ONCE(qp->state) != IB_QPS_RTS)
+		return false;
+	chunk = min_t(u64, qp->req.len - off,
+		      softhca_seq_chunk(READ_ONCE(softhca_engine.wire_pkts),
+					mtu));
+	if (softhca_req_local(qp, w, &nseg, lmr))
+		return false;	/* it fails when its turn comes */
+	softhca_cursor_init(&local, qp->req.segs, nseg);
+	softhca_cursor_skip(&local, off);
+	softhca_req_msg(qp, w, dest, off, chunk, qp->req.len, &local, &msg);
+	ok = dest->tp->append(qp, dest, &msg);
+	if (!(w->ctrl.flags & SOFTHCA_WQE_F_INLINE))
+		softhca_segs_put(qp->req.segs, nseg);
+	if (!ok)
+		return false;
+	qp->req.wire_ahead = chunk;
+	WRITE_ONCE(qp->req.train_open, true);
+	softhca_count(to_sdev(qp->ibqp.device), SOFTHCA_CNT_TX_CHUNKS_AHEAD);
+	return true;
+}
+
+/**
+ * softhca_req_ahead_later - the current WQE's next chunk, on the next visit
+ * @qp: the QP; a chunk of its current WQE that does not end it was just
+ *	sent (SOFTHCA_PENDING)
+ * @dest: its peer
+ *
+ * Opens the train so that the engine comes back (softhca_req_train_moved())
+ * and softhca_req_train_advance() sends the chunk if no answer came.
+ */
+void softhca_req_ahead_later(struct softhca_qp *qp,
+			     const struct softhca_dest *dest)
+{
+	if (qp->req.wire_ahead || !dest->tp->append ||
+	    !softhca_req_can_lead(qp->req.wqe->ctrl.opcode) ||
+	    READ_ONCE(qp->state) != IB_QPS_RTS)
+		return;
+	WRITE_ONCE(qp->req.train_full, false);
+	WRITE_ONCE(qp->req.train_open, true);
+	WRITE_ONCE(qp->req.ahead_due, true);
+}
+
+/**
+ * softhca_req_ahead_settle - the answer to a chunk and the one behind it
+ * @qp: the QP, qp->req.wire_ahead set
+ * @ack: the answer (SOFTHCA_PENDING never)
+ * @msg: the first chunk, as the transport answered it: its acked and
+ *	last are set here for both chunks
+ * @chunk: the first chunk's bytes
+ *
+ * An ACK covers both.  Any other answer says how many packets at the
+ * start the responder took (@msg->acked_pkts; never all of them): their
+ * bytes are @msg->acked, and the answer applies to what follows.
+ *
+ * Return: the bytes of both chunks, for softhca_req_chunk() to go on
+ * with as the chunk answered.
+ */
+u32 softhca_req_ahead_settle(struct softhca_qp *qp, enum softhca_ack ack,
+			     struct softhca_msg *msg, u32 chunk)
+{
+	u32 both = chunk + qp->req.wire_ahead;
+
+	qp->req.wire_ahead = 0;
+	WRITE_ONCE(qp->req.train_open, false);
+	WRITE_ONCE(qp->req.train_full, false);
+	if (ack != SOFTHCA_ACK)
+		msg->acked = min_t(u64, (u64)msg->acked_pkts * qp->wire.mtu,
+				   both);
+	msg->last = qp->req.done + both == qp->req.len;
+	return both;
+}
+
+/*
+ * The partial ACK of the chunk in flight, with the next one behind it:
+ * the first's bytes are done, the second is the chunk in flight, and
+ * the one after it follows (or, behind the message's last chunk, the
+ * WQEs posted since).  Return: the budget steps it cost, 0 when the
+ * first is not taken yet.
+ */
+static int softhca_req_ahead_advance(struct softhca_qp *qp,
+				     struct softhca_req_out *out, u32 taken)
+{
+	struct softhca_dest *dest = &out->cache->dest;
+	u32 pkts = softhca_seq_npkts(qp->req.wire_chunk, qp->wire.mtu);
+	int steps = 1;
+
+	if (taken < pkts)
+		return 0;
+	qp->req.done += qp->req.wire_chunk;
+	qp->req.wire_chunk = qp->req.wire_ahead;
+	qp->req.wire_ahead = 0;
+	dest->tp->slide(qp, pkts, 1);
+	/* Forward progress: the retry counts and the wait start again. */
+	qp->req.rnr_left = qp->attr.rnr_retry;
+	qp->req.retry_left = qp->attr.retry_cnt;
+	WRITE_ONCE(qp->req.train_full, false);
+	if (qp->req.done + qp->req.wire_chunk < qp->req.len)
+		steps += softhca_req_ahead(qp, dest, &out->cache->lmr);
+	else
+		steps += softhca_req_train_extend(qp, dest, &out->cache->lmr, 0);
+	if (dest->tp->flush)
+		dest->tp->flush(qp);
+	/* The wait for what is in flight now (a quiet one if it ends so). */
+	softhca_req_ack_wait(qp, dest);
+	return steps;
+}
+
+/**
  * softhca_req_train_advance - a train on its way, between its answers
  * @qp: the QP, waiting for the answer to its train (qp->req.train_open)
  * @out: what the run leaves to do
@@ -350,7 +507,19 @@ int softhca_req_train_advance(struct softhca_qp *qp, struct softhca_req_out *out
 
 	if (softhca_dest_get(qp, qp->req.wqe, dest) || !dest->tp->slide)
 		return 0;
+	if (READ_ONCE(qp->req.ahead_due)) {
+		/* No answer yet to the chunk in flight: the next follows. */
+		WRITE_ONCE(qp->req.ahead_due, false);
+		if (!softhca_req_ahead(qp, dest, &out->cache->lmr))
+			return 0;
+		if (dest->tp->flush)
+			dest->tp->flush(qp);
+		softhca_req_ack_wait(qp, dest);
+		return 1;
+	}
 	taken = dest->tp->taken(qp);
+	if (qp->req.wire_ahead)
+		return softhca_req_ahead_advance(qp, out, taken);
 	pkts = softhca_seq_npkts(qp->req.wire_chunk, mtu);
 	/* Never the last of the train: that is its answer (ACK). */
 	while (qp->req.cars_sent && taken - slid >= pkts) {
@@ -375,7 +544,9 @@ int softhca_req_train_advance(struct softhca_qp *qp, struct softhca_req_out *out
 		softhca_req_ack_wait(qp, dest);
 		WRITE_ONCE(qp->req.train_full, false);
 	}
-	if (READ_ONCE(qp->req.train_full))
+	/* Cars only behind a message's last chunk. */
+	if (READ_ONCE(qp->req.train_full) ||
+	    qp->req.done + qp->req.wire_chunk < qp->req.len)
 		return msgs;
 	added = softhca_req_train_extend(qp, dest, &out->cache->lmr, 0);
 	if (dest->tp->flush)

@@ -390,6 +390,11 @@ struct softhca_req_car {
  *	the QP's sq_psn plus this)
  * @wire_chunk: RC on the wire: the bytes of the chunk in flight (0:
  *	none), so that the answer applies to what was sent
+ * @wire_ahead: RC on the wire: the bytes of @wqe's next chunk, sent
+ *	behind @wire_chunk before its answer came (0: none; req_train.c)
+ * @ahead_due: RC on the wire: @wqe's next chunk goes behind @wire_chunk
+ *	on the requester's next visit if the answer has not come by then
+ *	(req_train.c); read without the lock by the engine
  * @cache: lookups the QP's poller keeps between its runs (req.c)
  * @cars: RC and XRC_INI: WQEs taken behind @wqe for a train
  *	(req_train.c), a ring of @max_cars entries from @car_head, in ring
@@ -425,6 +430,8 @@ struct softhca_req {
 	u32 ud_max;
 	u32 wire_sent;
 	u32 wire_chunk;
+	u32 wire_ahead;
+	bool ahead_due;
 	struct softhca_req_cache cache;
 	struct softhca_req_car *cars;
 	void *car_wqes;

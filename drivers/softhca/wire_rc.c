@@ -27,6 +27,10 @@
  * replaces a sequence NAK (a NAK from an earlier round that crossed the
  * packets sent again).
  *
+ * A long SEND or WRITE keeps two chunks in flight (req_train.c): the next
+ * chunk is appended as a car is, so the answer to the first is a partial
+ * ACK of the range, and the requester slides past it.
+ *
  * Trains (req_train.c).  Behind a SEND or WRITE chunk that ends its
  * message, the requester may append whole messages of the WQEs posted
  * after it (softhca_wire_rc_append()): their packets follow with the
@@ -132,6 +136,8 @@ void softhca_wire_rc_modify(struct softhca_qp *qp,
 	__skb_queue_purge(&w->rd_q);
 	spin_unlock(&w->ack_lock);
 	qp->req.wire_chunk = 0;
+	qp->req.wire_ahead = 0;
+	WRITE_ONCE(qp->req.ahead_due, false);
 	/* A train's WQEs stay taken; they go again as if never sent. */
 	qp->req.cars_sent = 0;
 	WRITE_ONCE(qp->req.train_open, false);
