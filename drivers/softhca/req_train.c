@@ -40,9 +40,9 @@
  * current WQE stay taken and go again in the next train.
  *
  * A long message's chunks (softhca_req_ahead()).  A SEND or WRITE longer
- * than a chunk went chunk by chunk, each waiting for its answer, so
- * sending and receiving took turns even where the receive ran on
- * another CPU than the requester.  Once a chunk that does not end its
+ * than a chunk went chunk by chunk, each waiting for its answer: a round
+ * trip per chunk, which a wire with a real round trip pays in full.
+ * Once a chunk that does not end its
  * message is out, the next chunk follows it (appended like a car, AckReq
  * on the last packet of each), two in flight at most.  It follows on the
  * requester's next visit, not at once (softhca_req_ahead_later()): the
@@ -185,13 +185,17 @@ static bool softhca_req_car_ok(const struct softhca_req_car *car)
 	return !car->err && softhca_req_can_lead(car->wqe->ctrl.opcode);
 }
 
-/* Append @car's message behind the train.  Return: false if not sent. */
-static bool softhca_req_car_send(struct softhca_qp *qp,
-				 struct softhca_dest *dest,
-				 struct softhca_req_car *car,
-				 struct softhca_mr **lmr)
+/*
+ * Append bytes [@off, @off + @len) of the message of WQE copy @w (@total
+ * bytes) behind what is in flight: a car's whole message, or the next
+ * chunk of the current WQE.  @again: sent before (it asks for its
+ * answer).  Return: false if not sent.
+ */
+static bool softhca_req_append(struct softhca_qp *qp, struct softhca_dest *dest,
+			       const struct softhca_send_wqe *w, u64 off,
+			       u32 len, u64 total, bool again,
+			       struct softhca_mr **lmr)
 {
-	const struct softhca_send_wqe *w = car->wqe;
 	struct softhca_cursor local;
 	struct softhca_msg msg = {};
 	u32 nseg;
@@ -200,9 +204,9 @@ static bool softhca_req_car_send(struct softhca_qp *qp,
 	if (softhca_req_local(qp, w, &nseg, lmr))
 		return false;	/* it fails when its turn comes */
 	softhca_cursor_init(&local, qp->req.segs, nseg);
-	/* Whole: the train's room (a chunk's packets) bounds its length. */
-	softhca_req_msg(qp, w, dest, 0, car->len, car->len, &local, &msg);
-	msg.quiet &= !car->sent;	/* sent again: it asks */
+	softhca_cursor_skip(&local, off);
+	softhca_req_msg(qp, w, dest, off, len, total, &local, &msg);
+	msg.quiet &= !again;
 	ok = dest->tp->append(qp, dest, &msg);
 	if (!(w->ctrl.flags & SOFTHCA_WQE_F_INLINE))
 		softhca_segs_put(qp->req.segs, nseg);
@@ -323,7 +327,10 @@ u32 softhca_req_train_extend(struct softhca_qp *qp, struct softhca_dest *dest,
 		 * the answer came): only the answer or WQEs retiring change
 		 * that, and trying again each pass would only cost.
 		 */
-		if (pkts > room || !softhca_req_car_send(qp, dest, car, lmr))
+		/* Whole: the room (a chunk's packets) bounds its length. */
+		if (pkts > room ||
+		    !softhca_req_append(qp, dest, car->wqe, 0, car->len,
+					car->len, car->sent, lmr))
 			goto full;
 		if (car->sent)
 			softhca_count_add(sdev, SOFTHCA_CNT_TX_RETRANSMITS, pkts);
@@ -348,6 +355,19 @@ full:
 	return sent;
 }
 
+/*
+ * May the current WQE's next chunk go behind the one in flight?  Only a
+ * SEND's or WRITE's (a READ's or an atomic's answer is data), one at a
+ * time, only in RTS.
+ */
+static bool softhca_req_may_ahead(struct softhca_qp *qp,
+				  const struct softhca_dest *dest)
+{
+	return !qp->req.wire_ahead && dest->tp->append &&
+	       softhca_req_can_lead(qp->req.wqe->ctrl.opcode) &&
+	       READ_ONCE(qp->state) == IB_QPS_RTS;
+}
+
 /**
  * softhca_req_ahead - send the current WQE's next chunk behind the one
  *	in flight
@@ -356,8 +376,7 @@ full:
  * @dest: its peer
  * @lmr: the run's local MR lookup
  *
- * Only a SEND or WRITE (a READ's or an atomic's answer is data), only
- * in RTS.  Sent, the train is open (its partial ACK brings the requester
+ * As softhca_req_may_ahead() allows.  Sent, the train is open (its partial ACK brings the requester
  * back, softhca_req_train_advance()) and full (nothing else joins until
  * the window moves); not sent, nothing changes but the train being full.
  *
@@ -366,30 +385,17 @@ full:
 bool softhca_req_ahead(struct softhca_qp *qp, struct softhca_dest *dest,
 		       struct softhca_mr **lmr)
 {
-	const struct softhca_send_wqe *w = qp->req.wqe;
 	u64 off = qp->req.done + qp->req.wire_chunk;
-	struct softhca_cursor local;
-	struct softhca_msg msg = {};
-	u32 mtu = qp->wire.mtu, chunk, nseg;
-	bool ok;
+	u32 mtu = qp->wire.mtu, chunk;
 
 	WRITE_ONCE(qp->req.train_full, true);
-	if (qp->req.wire_ahead || off >= qp->req.len || !mtu ||
-	    !dest->tp->append || !softhca_req_can_lead(w->ctrl.opcode) ||
-	    READ_ONCE(qp->state) != IB_QPS_RTS)
+	if (off >= qp->req.len || !mtu || !softhca_req_may_ahead(qp, dest))
 		return false;
 	chunk = min_t(u64, qp->req.len - off,
 		      softhca_seq_chunk(READ_ONCE(softhca_engine.wire_pkts),
 					mtu));
-	if (softhca_req_local(qp, w, &nseg, lmr))
-		return false;	/* it fails when its turn comes */
-	softhca_cursor_init(&local, qp->req.segs, nseg);
-	softhca_cursor_skip(&local, off);
-	softhca_req_msg(qp, w, dest, off, chunk, qp->req.len, &local, &msg);
-	ok = dest->tp->append(qp, dest, &msg);
-	if (!(w->ctrl.flags & SOFTHCA_WQE_F_INLINE))
-		softhca_segs_put(qp->req.segs, nseg);
-	if (!ok)
+	if (!softhca_req_append(qp, dest, qp->req.wqe, off, chunk, qp->req.len,
+				false, lmr))
 		return false;
 	qp->req.wire_ahead = chunk;
 	WRITE_ONCE(qp->req.train_open, true);
@@ -409,9 +415,7 @@ bool softhca_req_ahead(struct softhca_qp *qp, struct softhca_dest *dest,
 void softhca_req_ahead_later(struct softhca_qp *qp,
 			     const struct softhca_dest *dest)
 {
-	if (qp->req.wire_ahead || !dest->tp->append ||
-	    !softhca_req_can_lead(qp->req.wqe->ctrl.opcode) ||
-	    READ_ONCE(qp->state) != IB_QPS_RTS)
+	if (!softhca_req_may_ahead(qp, dest))
 		return;
 	WRITE_ONCE(qp->req.train_full, false);
 	WRITE_ONCE(qp->req.train_open, true);

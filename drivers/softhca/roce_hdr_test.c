@@ -1045,25 +1045,23 @@ static void rxe_frames_bitflips(struct kunit *test)
 }
 
 /*
- * One frame in an skb: @lin bytes from the IP header linear, the rest in
- * a page fragment.  Returns what softhca_icrc_check_skb() says of it as
- * sent, with its ICRC zeroed, after softhca_icrc_put(), as the receive
- * path sees it (skb->data at the BTH), and with a payload bit flipped
- * (-EBADMSG when the packet has no payload to flip); and what
- * softhca_icrc_check_hdrs() says as the receive path calls it, with the
- * headers it parsed (in place or copied).
+ * One frame in an skb (@payload: its payload's offset from the BTH): @lin
+ * bytes from the IP header linear, the rest in a page fragment.  Returns
+ * what softhca_icrc_check_skb() says of it as sent, with its ICRC zeroed,
+ * after softhca_icrc_put(), as the receive path sees it (skb->data at the
+ * BTH), and with a payload bit flipped (-EBADMSG when the packet has no
+ * payload to flip); and what softhca_icrc_check_hdrs() says as the
+ * receive path calls it, with the headers it parsed (in place or copied).
  */
 static void frame_skb_checks(struct kunit *test, const u8 *ip, u32 iplen,
-			     u32 l3, u32 lin, int res[6])
+			     u32 l3, u32 lin, u32 payload, int res[6])
 {
 	u8 hdrs[SOFTHCA_ROCE_MAX_HDRS];
-	struct softhca_roce_pkt p;
 	const void *h;
 	struct sk_buff *skb;
 	struct page *page;
 	__le32 zero = 0;
 
-	KUNIT_ASSERT_EQ(test, softhca_roce_frame(ip, iplen, &p), 0);
 	skb = alloc_skb(lin, GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, skb);
 	skb_put_data(skb, ip, lin);
@@ -1093,7 +1091,7 @@ static void frame_skb_checks(struct kunit *test, const u8 *ip, u32 iplen,
 	res[5] = h ? softhca_icrc_check_hdrs(skb, h) : -EINVAL;
 	/* a flipped bit in the last payload byte (or the pad) */
 	res[4] = -EBADMSG;
-	if (skb->len > p.payload + SOFTHCA_ICRC_LEN) {
+	if (skb->len > payload + SOFTHCA_ICRC_LEN) {
 		u8 c;
 
 		skb_copy_bits(skb, skb->len - 5, &c, 1);
@@ -1127,7 +1125,8 @@ static void rxe_frames_skb(struct kunit *test)
 			/* headers and 3 payload bytes linear, or IP and UDP */
 			lin = split ? l3 + sizeof(struct udphdr) :
 			      min(iplen, (u32)(p.bth - ip) + p.payload + 3);
-			frame_skb_checks(test, ip, iplen, l3, lin, res);
+			frame_skb_checks(test, ip, iplen, l3, lin, p.payload,
+					 res);
 			for (k = 0; k < 6; k++)
 				KUNIT_ASSERT_EQ_MSG(test, res[k], want[k],
 						    "%s, %u linear, check %d",
