@@ -79,6 +79,7 @@ enum softhca_counter {
 	 * RC: messages sent without AckReq (an unsignaled WQE's, wire_rc.c
 	 * "Quiet messages"); a quiet train's asks for its answer once its
 	 * wait ran out (ack_quiet_us), and when a WQE could not join it
+	 * (neither while an answer asked for is still coming)
 	 */
 	SOFTHCA_CNT_TX_QUIET,
 	SOFTHCA_CNT_TX_QUIET_EXPIRED,

@@ -513,6 +513,9 @@ struct softhca_resp {
  * @ack_quiet: the last packet in flight asked for no answer (quiet
  *	messages, wire_rc.c) (sq.lock)
  * @quiet_run: quiet messages sent since the last one that asked (sq.lock)
+ * @ask_next: the PSN after the last packet sent asking for an answer
+ *	(AckReq), while @asked (sq.lock): an answer asked for and not yet in
+ *	(softhca_wire_rc_quiet())
  * @ack_read: the chunk in flight is an RDMA READ: its answer is READ
  *	RESPONSE packets, queued on @rd_q
  * @ack_atomic: the chunk in flight is an atomic: its answer is an
@@ -569,6 +572,8 @@ struct softhca_wire_qp {
 	bool resend;
 	bool ack_quiet;
 	u8 quiet_run;
+	bool asked;
+	u32 ask_next;
 	bool ack_read;
 	bool ack_atomic;
 	u64 atm_orig;
