@@ -36,6 +36,34 @@ bad_param() {
 	rmmod softhca
 }
 
+# icrc_choice: the ICRC's bulk is summed by the faster of crc32_le() and
+# the crypto API's crc32, as the module timed them at load (icrc.c); the
+# parameter says which and the times.  Written, it switches (shash only
+# where there is one), and a bad value is refused.
+icrc_choice() {
+	modprobe softhca || return 1
+	p=/sys/module/softhca/parameters/icrc
+	v=$(cat $p)
+	echo "NOTE: icrc: $v"
+	case "$v" in
+	*"no crc32 shash"*)
+		[ "${v%% *}" = table ] || { echo "no shash, yet not the tables"; return 1; }
+		fails sh -c "echo shash > $p" || return 1 ;;
+	*)
+		# shellcheck disable=SC2046
+		set -- $(echo "$v" | sed -nE 's/^([a-z]+) \(auto; ([0-9]+) ns per 4 KiB with crc32_le, ([0-9]+) with .*/\1 \2 \3/p')
+		[ $# = 3 ] || { echo "cannot read the parameter"; return 1; }
+		if [ "$2" -le "$3" ]; then want=table; else want=shash; fi
+		[ "$1" = "$want" ] || { echo "chose $1, but $want was faster"; return 1; }
+		for m in shash table auto; do
+			echo $m > $p || return 1
+		done
+		[ "$(cut -d' ' -f1 $p)" = "$want" ] || { echo "auto again is not $want"; return 1; } ;;
+	esac
+	fails sh -c "echo fast > $p" || return 1
+	rmmod softhca
+}
+
 autoload() {
 	[ ! -d /sys/module/softhca ] || rmmod softhca
 	rdma link add sh0 type softhca netdev sv0 || return 1
@@ -69,6 +97,7 @@ veth_up sv0 sv1 && ip link add sv2 type dummy && ip link set sv2 up
 t modinfo modinfo_ok
 t load_unload load_unload
 t bad_module_parameter bad_param
+t icrc_implementation_chosen_by_speed icrc_choice
 t autoload_on_rdma_link_add autoload
 t rmmod_with_devices_present rmmod_with_devices
 cleanup_all

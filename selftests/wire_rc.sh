@@ -129,6 +129,22 @@ rc_sizes() {
 	done
 }
 
+# by_shash CMD...: CMD with the ICRC's bulk summed by the crypto API's
+# crc32 (icrc=shash, icrc.c: the module takes the faster of it and
+# crc32_le(), and under TCG that is crc32_le()), the module's own choice
+# back after.  Both sides check: rxe drops a frame whose ICRC is wrong.
+by_shash() {
+	bs_p=/sys/module/softhca/parameters/icrc
+	echo shash > $bs_p 2>/dev/null ||
+		{ echo "SKIP: no crc32 shash in this kernel ($(cat $bs_p))"; return 77; }
+	case $(cat $bs_p) in
+	shash*) "$@"; bs_rc=$? ;;
+	*) echo "icrc reads $(cat $bs_p) after shash was written"; bs_rc=1 ;;
+	esac
+	echo auto > $bs_p
+	return $bs_rc
+}
+
 # sum COUNTER DEV...: a counter summed over devices.
 sum() {
 	c=$1 n=0
@@ -427,6 +443,8 @@ t "wire_rc: SEND/WRITE (+imm) checked, softhca client, rxe server, 0 B to 1 MiB 
 	rxe rc_sizes ck_sh_rxe4 - rxe0 10.77.0.1 wns1 shw1 10.77.0.2 10.77.0.1 18910
 t "wire_rc: SEND/WRITE (+imm) checked, rxe client, softhca server, 0 B to 1 MiB (IPv4)" \
 	rxe rc_sizes ck_rxe_sh4 wns1 shw1 10.77.0.2 - rxe0 10.77.0.1 10.77.0.2 18920
+t "wire_rc: SEND/WRITE (+imm) checked, softhca <-> rxe, 64 KiB, the ICRC by the crypto API's crc32" \
+	rxe by_shash rc_check ck_sh_rxe_shash - rxe0 10.77.0.1 wns1 shw1 10.77.0.2 10.77.0.1 19069 -n 20 -s 65536
 t "wire_rc: SEND/WRITE (+imm) checked, softhca <-> rxe, 16 KiB (IPv6), PSNs wrap" \
 	rxe rc_check ck_sh_rxe6 - rxe0 $V6A wns1 shw1 $V6B 10.77.0.1 18930 -n 20 -s 16384 -P 0xffff00
 t "wire_rc: SEND/WRITE (+imm) checked, softhca <-> softhca, 0 B to 1 MiB" \

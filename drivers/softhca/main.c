@@ -13,6 +13,7 @@
 
 #include "engine.h"
 #include "net.h"
+#include "roce_hdr.h"
 #include "wire_seq.h"
 
 struct softhca_limits softhca_limits = {
@@ -234,17 +235,23 @@ static int __init softhca_init(void)
 {
 	int err;
 
+	softhca_icrc_init();
 	err = softhca_net_init();
 	if (err)
-		return err;
+		goto err_icrc;
 	err = softhca_netdev_notifier_register();
-	if (err) {
-		softhca_net_exit();
-		return err;
-	}
+	if (err)
+		goto err_net;
 	rdma_link_register(&softhca_link_ops);
-	pr_info("%s %s loaded\n", SOFTHCA_DRV_NAME, SOFTHCA_DRV_VERSION);
+	pr_info("%s %s loaded (ICRC: %s)\n", SOFTHCA_DRV_NAME,
+		SOFTHCA_DRV_VERSION, softhca_icrc_impl());
 	return 0;
+
+err_net:
+	softhca_net_exit();
+err_icrc:
+	softhca_icrc_exit();
+	return err;
 }
 
 static void __exit softhca_exit(void)
@@ -254,6 +261,7 @@ static void __exit softhca_exit(void)
 	softhca_remove_all();
 	softhca_netdev_notifier_unregister();
 	softhca_net_exit();
+	softhca_icrc_exit();
 }
 
 module_init(softhca_init);

@@ -391,14 +391,14 @@ u32 softhca_icrc_hdrs(const void *iph, const void *udph, const void *bth,
 	m[offsetof(struct softhca_bth, qpn)] = 0xff;	/* FECN, BECN, resv */
 	crc = crc32_le(crc, m, SOFTHCA_BTH_LEN);
 
-	return crc32_le(crc, (const u8 *)bth + SOFTHCA_BTH_LEN,
-			hdr_len - SOFTHCA_BTH_LEN);
+	return softhca_crc32(crc, (const u8 *)bth + SOFTHCA_BTH_LEN,
+			     hdr_len - SOFTHCA_BTH_LEN);
 }
 
 /* Go on with the ICRC over payload (and pad) bytes, in wire order. */
 u32 softhca_icrc_update(u32 crc, const void *p, u32 len)
 {
-	return crc32_le(crc, p, len);
+	return softhca_crc32(crc, p, len);
 }
 
 /**
@@ -567,7 +567,7 @@ static int softhca_icrc_skb(struct sk_buff *skb, const u8 *hdrs,
 	/* a block may run past the range; the walk ends itself at 0 */
 	while ((n = skb_seq_read(done, &data, &st)) != 0) {
 		n = min(n, total - done);
-		crc = crc32_le(crc, data, n);
+		crc = softhca_crc32(crc, data, n);
 		done += n;
 	}
 	*icrc = softhca_icrc_finish(crc);

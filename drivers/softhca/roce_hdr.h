@@ -505,8 +505,17 @@ int softhca_roce_build(void *buf, u32 size, const struct softhca_roce_fields *f,
  *	wire = softhca_icrc_finish(crc);
  *
  * The running value is crc32_le()'s, so crc32_le() itself may be called
- * between the steps.
+ * between the steps.  The bulk goes through softhca_crc32() (icrc.c):
+ * crc32_le() or the crypto API's crc32, whichever was faster at load.
  */
+u32 softhca_crc32(u32 crc, const void *p, u32 len);
+void softhca_icrc_init(void);
+void softhca_icrc_exit(void);
+const char *softhca_icrc_impl(void);
+struct crypto_shash;
+u32 softhca_crc32_shash(struct crypto_shash *tfm, u32 crc, const void *p,
+			u32 len);
+
 u32 softhca_icrc_hdrs(const void *iph, const void *udph, const void *bth,
 		      u32 hdr_len);
 u32 softhca_icrc_update(u32 crc, const void *p, u32 len);

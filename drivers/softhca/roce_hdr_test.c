@@ -13,10 +13,12 @@
  * debugfs log of a case (what selftests/kunit.sh reads) holds 512 bytes,
  * and a case whose failures overflow it loses its own result line.
  */
+#include <crypto/hash.h>
 #include <kunit/test.h>
 #include <linux/crc32.h>
 #include <linux/ip.h>
 #include <linux/ipv6.h>
+#include <linux/random.h>
 #include <linux/skbuff.h>
 #include <linux/slab.h>
 #include <linux/udp.h>
@@ -1135,6 +1137,49 @@ static void rxe_frames_skb(struct kunit *test)
 	}
 }
 
+/*
+ * The two implementations of the ICRC's bulk (icrc.c) agree with each
+ * other and with crc32_le() at every length and alignment around the
+ * shash's 64-byte steps, and the running value carries across pieces
+ * summed by either: the choice may change while a packet is summed.
+ */
+static void icrc_impls_agree(struct kunit *test)
+{
+	static const u32 lens[] = { 0, 1, 3, 15, 16, 63, 64, 65, 127, 128,
+				    129, 1000, 1024, 4095, 4096, 9000 };
+	struct crypto_shash *tfm;
+	u32 i, off, a, b, c, seed;
+	u8 *buf;
+
+	tfm = crypto_alloc_shash("crc32", 0, 0);
+	if (IS_ERR(tfm))
+		kunit_skip(test, "no crc32 shash in this kernel: only crc32_le() sums the ICRC");
+	buf = kunit_kmalloc(test, 9000 + 8, GFP_KERNEL);
+	if (!buf)
+		crypto_free_shash(tfm);
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	kunit_info(test, "%s against crc32_le(); softhca_crc32() by %s\n",
+		   crypto_shash_driver_name(tfm), softhca_icrc_impl());
+	get_random_bytes(buf, 9000 + 8);
+	for (i = 0; i < ARRAY_SIZE(lens); i++) {
+		for (off = 0; off < 8; off += 3) {
+			seed = get_random_u32();
+			a = crc32_le(seed, buf + off, lens[i]);
+			b = softhca_crc32_shash(tfm, seed, buf + off, lens[i]);
+			KUNIT_EXPECT_EQ_MSG(test, a, b, "len %u off %u", lens[i], off);
+			c = softhca_crc32(seed, buf + off, lens[i]);
+			KUNIT_EXPECT_EQ_MSG(test, a, c, "len %u off %u (%s)", lens[i], off,
+					    softhca_icrc_impl());
+			/* a piece by each: the running value carries */
+			c = softhca_crc32_shash(tfm, crc32_le(seed, buf + off, lens[i] / 2),
+						buf + off + lens[i] / 2,
+						lens[i] - lens[i] / 2);
+			KUNIT_EXPECT_EQ_MSG(test, a, c, "split, len %u off %u", lens[i], off);
+		}
+	}
+	crypto_free_shash(tfm);
+}
+
 static struct kunit_case softhca_roce_hdr_cases[] = {
 	KUNIT_CASE(header_sizes),
 	KUNIT_CASE(opcode_table),
@@ -1152,6 +1197,7 @@ static struct kunit_case softhca_roce_hdr_cases[] = {
 	KUNIT_CASE(rxe_frames_rebuild),
 	KUNIT_CASE(rxe_frames_bitflips),
 	KUNIT_CASE(rxe_frames_skb),
+	KUNIT_CASE(icrc_impls_agree),
 	{}
 };
 
