@@ -21,8 +21,10 @@
  * shash's context is that value, as rxe uses it), so the two may even
  * alternate within one packet while the choice changes.
  *
- * Only the bulk goes through here: the headers' few bytes (softhca_icrc_hdrs())
- * stay with crc32_le(), which the shash would call for them anyway.
+ * Only the bulk goes through here (and the extension headers behind the
+ * BTH, with any payload contiguous to them): the masked copies of the IP
+ * and UDP headers and the BTH (softhca_icrc_hdrs()) stay with crc32_le(),
+ * which the shash would call for runs that short anyway.
  */
 #include <crypto/hash.h>
 #include <linux/crc32.h>
