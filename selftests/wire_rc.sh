@@ -269,14 +269,22 @@ slow_window() {
 	[ $n -gt 0 ] || { echo "no message retired on a partial ACK"; return 1; }
 }
 
-# quietly CMD...: CMD with quiet messages on (ack_quiet_us 100; the
-# module's default is 0, off), off again after.
-quietly() {
-	echo 100 > /sys/module/softhca/parameters/ack_quiet_us
+# with_quiet US CMD...: CMD with ack_quiet_us US (0: quiet messages
+# off; the module's default is 100), the value before it restored after.
+with_quiet() {
+	q_p=/sys/module/softhca/parameters/ack_quiet_us
+	q_old=$(cat $q_p) && echo "$1" > $q_p || return 1
+	shift
 	"$@"
 	q_rc=$?
-	echo 0 > /sys/module/softhca/parameters/ack_quiet_us
+	echo "$q_old" > $q_p
 	return $q_rc
+}
+
+# quietly CMD...: CMD with quiet messages on (ack_quiet_us 100, as the
+# module's default is; whatever an earlier point left, it holds here).
+quietly() {
+	with_quiet 100 "$@"
 }
 
 # chunked PKTS DEVS CMD...: CMD with wire_chunk_pkts PKTS, so that its
@@ -335,6 +343,39 @@ quiet_full() {
 	[ $k -le 5 ] || { echo "a full train asked for an answer already coming"; return 1; }
 }
 
+# quiet_long NAME SDEV SADDR PDEV: softhca-perf's 1 MiB WRITE stream
+# from SDEV to PDEV (50 WRITEs, 8 outstanding, one in 8 signaled): a
+# message of several chunks (256 KiB each at the veths' 1 KiB path MTU)
+# asks for its answer at its end as at every chunk's, so none goes quiet
+# and no train asks by a probe.  Until 2026-11-27 the last chunk went
+# quiet, and the next WRITE, too long to join the train, made it ask at
+# once (tx_quiet_asks): 93 times in 100 such WRITEs.
+quiet_long() {
+	perf=$REPO/build/bin/softhca-perf
+	[ -x "$perf" ] || { echo "SKIP: $perf not built"; return 77; }
+	g=$(gid_index "$2" "$3") || return 1
+	q0=$(hwc "$2" tx_quiet_msgs) k0=$(hwc "$2" tx_quiet_asks)
+	"$perf" write_bw -s 1M -n 50 -t 8 -g "$g" -d "$2" -D "$4" > /dev/null ||
+		{ echo "the stream failed"; return 1; }
+	q=$(($(hwc "$2" tx_quiet_msgs) - q0)) k=$(($(hwc "$2" tx_quiet_asks) - k0))
+	echo "NOTE: $1: $q of 50 1 MiB WRITEs quiet, $k asks by a probe"
+	[ $q = 0 ] || { echo "a message of several chunks went quiet"; return 1; }
+	[ $k -le 2 ] || { echo "the stream's trains asked by probes"; return 1; }
+}
+
+# loud NAME SNS SDEV SADDR CNS CDEV CADDR HOST PORT CDEV_SOFTHCA: the
+# window of quiet() with ack_quiet_us 0: quiet messages off, every
+# message asks for its answer, none goes quiet.
+loud() {
+	cd_=${10}
+	q0=$(hwc "$cd_" tx_quiet_msgs)
+	with_quiet 0 win_check "$1" "$2" "$3" "$4" "$5" "$6" "$7" "$8" "$9" \
+		-S 3000 -U 8 || return 1
+	q=$(($(hwc "$cd_" tx_quiet_msgs) - q0))
+	echo "NOTE: $1: $q of 3000 SENDs quiet with ack_quiet_us 0"
+	[ $q = 0 ] || { echo "a message went quiet with quiet messages off"; return 1; }
+}
+
 # probe NAME SNS SDEV SADDR CNS CDEV CADDR HOST PORT CDEV_SOFTHCA: 200
 # SENDs posted one at a time 2 ms apart, one in 4 signaled (uc_wire -Q 4
 # -U 4 -Z 2000): each quiet one waits alone past ack_quiet_us and asks
@@ -360,11 +401,8 @@ probe() {
 quiet_read() {
 	cd_=${10}
 	a0=$(hwc "$cd_" tx_quiet_asks) e0=$(hwc "$cd_" tx_quiet_expired)
-	echo 1000000 > /sys/module/softhca/parameters/ack_quiet_us
-	rd_check "$1" "$2" "$3" "$4" "$5" "$6" "$7" "$8" "$9" -n 20 -s 65536 -U 2
-	rc=$?
-	echo 0 > /sys/module/softhca/parameters/ack_quiet_us
-	[ $rc = 0 ] || return 1
+	with_quiet 1000000 rd_check "$1" "$2" "$3" "$4" "$5" "$6" "$7" "$8" "$9" \
+		-n 20 -s 65536 -U 2 || return 1
 	a=$(($(hwc "$cd_" tx_quiet_asks) - a0)) e=$(($(hwc "$cd_" tx_quiet_expired) - e0))
 	echo "NOTE: $1: $a asks for a quiet WRITE's answer, $e quiet waits ran out"
 	[ $a -ge 20 ] || { echo "fewer than 20 asks for 37 READs behind quiet WRITEs"; return 1; }
@@ -463,6 +501,10 @@ t "wire_rc: quiet messages: 3000 SENDs, one in 8 signaled, softhca -> rxe" \
 	rxe quietly quiet quiet_sh_rxe - rxe0 10.77.0.1 wns1 shw1 10.77.0.2 10.77.0.1 19061 shw1
 t "wire_rc: quiet messages: a full train does not ask for the answer already coming, softhca <-> softhca" \
 	quietly quiet_full qfull_sh_sh shw2 10.78.0.1 shw3
+t "wire_rc: quiet messages: 1 MiB WRITEs (several chunks each) ask at their end, no probe, softhca <-> softhca" \
+	quietly quiet_long qlong_sh_sh shw2 10.78.0.1 shw3
+t "wire_rc: ack_quiet_us 0: 3000 SENDs, one in 8 signaled, every one asks, softhca <-> softhca" \
+	loud loud_sh_sh wns2 shw2 10.78.0.1 wns3 shw3 10.78.0.2 10.78.0.1 19068 shw3
 t "wire_rc: a quiet SEND left alone asks for its answer (probe), softhca <-> softhca" \
 	quietly probe probe_sh_sh wns2 shw2 10.78.0.1 wns3 shw3 10.78.0.2 10.78.0.1 19062 shw3
 t "wire_rc: a quiet SEND left alone asks for its answer (probe), softhca -> rxe" \

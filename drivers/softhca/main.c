@@ -40,7 +40,7 @@ struct softhca_engine_params softhca_engine = {
 	.chunk = 65536,
 	.wire_pkts = 256,
 	.tx_batch = 64,
-	.quiet_us = 0,
+	.quiet_us = 100,
 };
 
 /*
@@ -177,7 +177,7 @@ MODULE_PARM_DESC(wire_chunk_pkts, "path-MTU packets of a long message sent per s
 module_param_cb(tx_batch, &softhca_limit_ops, &softhca_lp_tx_batch, 0644);
 MODULE_PARM_DESC(tx_batch, "RoCEv2 packets to one peer sent as one UDP GSO skb, default 64 (1..64; 1: each alone, for a NIC whose UDP segmentation numbers IPv4 IDs unlike Linux)");
 module_param_cb(ack_quiet_us, &softhca_limit_ops, &softhca_lp_quiet_us, 0644);
-MODULE_PARM_DESC(ack_quiet_us, "RC on the wire: an unsignaled SEND or WRITE asks for no ACK, and what is posted behind it within this many microseconds joins it before its ACK is asked for (0..1000000; default 0: every message asks; 100 is what was measured, see Documentation/wire.rst)");
+MODULE_PARM_DESC(ack_quiet_us, "RC on the wire: an unsignaled SEND or WRITE asks for no ACK, and what is posted behind it within this many microseconds joins it before its ACK is asked for (0..1000000; 0: every message asks; default 100, see Documentation/wire.rst)");
 
 module_param_cb(max_pd, &softhca_limit_ops, &softhca_lp_max_pd, 0444);
 MODULE_PARM_DESC(max_pd, "protection domains (and XRC domains) per device, default 65536 (1..16777216)");

@@ -47,9 +47,14 @@
  * someone waits for it: the completion of a signaled WQE, or a WQE that
  * cannot join the train (softhca_req_probe()).  So the last packet of a
  * SEND or WRITE whose WQE is unsignaled asks for none (no AckReq: a
- * quiet message, softhca_wire_rc_asks()), unless it is sent again or
+ * quiet message, softhca_wire_rc_asks()) when the message goes in one
+ * chunk, unless it is sent again or
  * SOFTHCA_QUIET_RUN messages in a row went quiet (the window must slide,
  * and the application's send queue drain: half the queue at most).
+ * A message of several chunks asks at its end as at each chunk's: one
+ * ACK saved among several is worth nothing, and the WQE posted behind
+ * it, long too, could not join the train, which then asked by a probe
+ * (the last packet again): 93 of 100 1 MiB WRITEs of a stream did so.
  * IBA lets a requester set AckReq where it likes; a responder answers
  * an AckReq, and a later ACK covers every PSN before it.  The WQEs
  * posted behind a quiet message join its train; the first that asks
@@ -293,7 +298,7 @@ static bool softhca_wire_rc_asks(struct softhca_qp *qp,
 	struct softhca_wire_qp *w = &qp->wire;
 	u32 run = min_t(u32, SOFTHCA_QUIET_RUN, qp->sq.ring.entries / 2);
 
-	if (!again && msg->quiet && msg->last &&
+	if (!again && msg->quiet && msg->first && msg->last &&
 	    READ_ONCE(softhca_engine.quiet_us) && w->quiet_run + 1 < run) {
 		w->quiet_run++;
 		w->ack_quiet = true;
