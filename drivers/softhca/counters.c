@@ -45,6 +45,7 @@ static const struct rdma_stat_desc softhca_counter_descs[] = {
 	[SOFTHCA_CNT_TX_QUIET].name = "tx_quiet_msgs",
 	[SOFTHCA_CNT_TX_QUIET_EXPIRED].name = "tx_quiet_expired",
 	[SOFTHCA_CNT_TX_QUIET_ASKS].name = "tx_quiet_asks",
+	[SOFTHCA_CNT_TX_QUIET_LATE].name = "tx_quiet_late",
 	[SOFTHCA_CNT_TX_GSO].name = "tx_gso_skbs",
 };
 

@@ -79,11 +79,14 @@ enum softhca_counter {
 	 * RC: messages sent without AckReq (an unsignaled WQE's, wire_rc.c
 	 * "Quiet messages"); a quiet train's asks for its answer once its
 	 * wait ran out (ack_quiet_us), and when a WQE could not join it
-	 * (neither while an answer asked for is still coming)
+	 * (neither while an answer asked for is still coming); quiet
+	 * waits that ran out with WQEs posted behind the train, which
+	 * joined it instead of an ask (req.c)
 	 */
 	SOFTHCA_CNT_TX_QUIET,
 	SOFTHCA_CNT_TX_QUIET_EXPIRED,
 	SOFTHCA_CNT_TX_QUIET_ASKS,
+	SOFTHCA_CNT_TX_QUIET_LATE,
 	/* skbs that carried several packets (net_batch.c: UDP GSO) */
 	SOFTHCA_CNT_TX_GSO,
 	SOFTHCA_CNT_NUM

@@ -616,8 +616,12 @@ int softhca_req_run(struct softhca_qp *qp, u32 budget,
 				continue;
 			}
 			if (qp->req.quiet_wait && !READ_ONCE(qp->wire.ack_ready)) {
-				/* Nothing joined the quiet train: it asks. */
-				work += softhca_req_train_ask(qp, &out);
+				/*
+				 * The wait ran out: WQEs posted behind the
+				 * train join it, or else it asks.
+				 */
+				steps = softhca_req_train_late(qp, &out);
+				work += steps ?: softhca_req_train_ask(qp, &out);
 				continue;
 			}
 			qp->req.retry_wait = false;
