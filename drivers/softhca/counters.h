@@ -80,8 +80,9 @@ enum softhca_counter {
 	 * "Quiet messages"); a quiet train's asks for its answer once its
 	 * wait ran out (ack_quiet_us), and when a WQE could not join it
 	 * (neither while an answer asked for is still coming); quiet
-	 * waits that ran out with WQEs posted behind the train, which
-	 * joined it instead of an ask (req.c)
+	 * waits that ran out when the train could move on (WQEs posted
+	 * behind it, a partial answer), which it did instead of asking
+	 * (req_train.c)
 	 */
 	SOFTHCA_CNT_TX_QUIET,
 	SOFTHCA_CNT_TX_QUIET_EXPIRED,

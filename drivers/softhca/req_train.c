@@ -300,8 +300,11 @@ int softhca_req_train_ask(struct softhca_qp *qp, struct softhca_req_out *out)
  * an ACK.  In a SEND ping-pong the probes fell from 3-9 % of the hops to
  * 0.5-1 % (2026-11-27).
  *
- * Return: the steps (tx_quiet_late counts the call), 0 when none joined:
- * the caller asks (softhca_req_train_ask()).
+ * A partial answer that came meanwhile moves the train the same way: its
+ * WQEs retire and the rest waits quietly again, as when it comes in time.
+ *
+ * Return: the steps (tx_quiet_late counts the call), 0 when the train
+ * did not move: the caller asks (softhca_req_train_ask()).
  */
 int softhca_req_train_late(struct softhca_qp *qp, struct softhca_req_out *out)
 {
