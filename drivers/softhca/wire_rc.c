@@ -48,9 +48,9 @@
  * cannot join the train (softhca_req_probe()).  So the last packet of a
  * SEND or WRITE whose WQE is unsignaled asks for none (no AckReq: a
  * quiet message, softhca_wire_rc_asks()) when the message goes in one
- * chunk, unless it is sent again or
- * SOFTHCA_QUIET_RUN messages in a row went quiet (the window must slide,
- * and the application's send queue drain: half the queue at most).
+ * chunk, unless it is sent again or SOFTHCA_QUIET_RUN messages in a row
+ * went quiet (the window must slide, and the application's send queue
+ * drain: half the queue at most).
  * A message of several chunks asks at its end as at each chunk's: one
  * ACK saved among several is worth nothing, and the WQE posted behind
  * it, long too, could not join the train, which then asked by a probe
@@ -288,8 +288,8 @@ static void softhca_wire_rc_asked(struct softhca_wire_qp *w)
 }
 
 /*
- * Does @msg's last packet ask for an answer (AckReq)?  Not for the last
- * chunk of a quiet message (see the top of this file), unless it goes
+ * Does @msg's last packet ask for an answer (AckReq)?  Not for a quiet
+ * message sent in one chunk (see the top of this file), unless it goes
  * @again or ends a run of quiet ones.  Context: sq.lock held.
  */
 static bool softhca_wire_rc_asks(struct softhca_qp *qp,
