@@ -269,16 +269,22 @@ slow_window() {
 	[ $n -gt 0 ] || { echo "no message retired on a partial ACK"; return 1; }
 }
 
-# with_quiet US CMD...: CMD with ack_quiet_us US (0: quiet messages
-# off; the module's default is 100), the value before it restored after.
-with_quiet() {
-	q_p=/sys/module/softhca/parameters/ack_quiet_us
-	q_old=$(cat $q_p) && echo "$1" > $q_p || return 1
-	shift
+# with_param NAME VALUE CMD...: CMD with softhca's module parameter NAME
+# at VALUE, the value before it restored after.
+with_param() {
+	wp_p=/sys/module/softhca/parameters/$1
+	wp_old=$(cat "$wp_p") && echo "$2" > "$wp_p" || return 1
+	shift 2
 	"$@"
-	q_rc=$?
-	echo "$q_old" > $q_p
-	return $q_rc
+	wp_rc=$?
+	echo "$wp_old" > "$wp_p"
+	return $wp_rc
+}
+
+# with_quiet US CMD...: CMD with ack_quiet_us US (0: quiet messages
+# off; the module's default is 100).
+with_quiet() {
+	with_param ack_quiet_us "$@"
 }
 
 # quietly CMD...: CMD with quiet messages on (ack_quiet_us 100, as the
@@ -292,15 +298,11 @@ quietly() {
 # the next chunk leaves before the answer to the one before it); DEVS
 # (softhca) must have sent chunks that way (tx_chunks_ahead).
 chunked() {
-	ck_p=/sys/module/softhca/parameters/wire_chunk_pkts ck_devs=$2
-	ck_old=$(cat $ck_p) && echo "$1" > $ck_p || return 1
+	ck_pkts=$1 ck_devs=$2
 	shift 2
 	# shellcheck disable=SC2086
 	a0=$(sum tx_chunks_ahead $ck_devs)
-	"$@"
-	ck_rc=$?
-	echo "$ck_old" > $ck_p
-	[ $ck_rc = 0 ] || return 1
+	with_param wire_chunk_pkts "$ck_pkts" "$@" || return 1
 	# shellcheck disable=SC2086
 	a=$(($(sum tx_chunks_ahead $ck_devs) - a0))
 	echo "NOTE: $a chunks sent before the answer to the one before them"
@@ -319,6 +321,24 @@ quiet() {
 	[ $q -ge 2000 ] || { echo "fewer than 2000 quiet SENDs"; return 1; }
 }
 
+# perf_counted SDEV SADDR PDEV RUNS C1 C2 ARGS...: softhca-perf ARGS from
+# SDEV (its GID for SADDR) to PDEV, RUNS times; c1 and c2 are then what
+# SDEV's counters C1 and C2 grew by.
+perf_counted() {
+	perf=$REPO/build/bin/softhca-perf
+	[ -x "$perf" ] || { echo "SKIP: $perf not built"; return 77; }
+	pc_g=$(gid_index "$1" "$2") || return 1
+	pc_d=$1 pc_p=$3 pc_n=$4 pc_c1=$5 pc_c2=$6
+	shift 6
+	pc_a=$(hwc "$pc_d" "$pc_c1") pc_b=$(hwc "$pc_d" "$pc_c2") pc_r=1
+	while [ $pc_r -le "$pc_n" ]; do
+		"$perf" "$@" -g "$pc_g" -d "$pc_d" -D "$pc_p" > /dev/null ||
+			{ echo "softhca-perf $* failed (run $pc_r)"; return 1; }
+		pc_r=$((pc_r + 1))
+	done
+	c1=$(($(hwc "$pc_d" "$pc_c1") - pc_a)) c2=$(($(hwc "$pc_d" "$pc_c2") - pc_b))
+}
+
 # quiet_full NAME SDEV SADDR PDEV: softhca-perf's 64 B WRITE stream from
 # SDEV (its GID for SADDR) to PDEV, three runs of 50000 WRITEs, 128
 # outstanding, one in 16 signaled: a train holds 64 messages at most, so
@@ -329,18 +349,12 @@ quiet() {
 # 6, 271 and 128 times in three such runs (the stream up to 17 % slower
 # for it); since, 0 or 1 time in a run.
 quiet_full() {
-	perf=$REPO/build/bin/softhca-perf
-	[ -x "$perf" ] || { echo "SKIP: $perf not built"; return 77; }
-	g=$(gid_index "$2" "$3") || return 1
-	q0=$(hwc "$2" tx_quiet_msgs) k0=$(hwc "$2" tx_quiet_asks)
-	for run in 1 2 3; do
-		"$perf" write_bw -s 64 -n 50000 -t 128 -g "$g" -d "$2" -D "$4" > /dev/null ||
-			{ echo "run $run failed"; return 1; }
-	done
-	q=$(($(hwc "$2" tx_quiet_msgs) - q0)) k=$(($(hwc "$2" tx_quiet_asks) - k0))
+	perf_counted "$2" "$3" "$4" 3 tx_quiet_msgs tx_quiet_asks \
+		write_bw -s 64 -n 50000 -t 128 || return
+	q=$c1 k=$c2
 	echo "NOTE: $1: $q of 150000 WRITEs quiet, a full train asked $k times"
-	[ $q -ge 100000 ] || { echo "fewer than 100000 quiet WRITEs"; return 1; }
-	[ $k -le 5 ] || { echo "a full train asked for an answer already coming"; return 1; }
+	[ "$q" -ge 100000 ] || { echo "fewer than 100000 quiet WRITEs"; return 1; }
+	[ "$k" -le 5 ] || { echo "a full train asked for an answer already coming"; return 1; }
 }
 
 # quiet_long NAME SDEV SADDR PDEV: softhca-perf's 1 MiB WRITE stream
@@ -351,16 +365,12 @@ quiet_full() {
 # quiet, and the next WRITE, too long to join the train, made it ask at
 # once (tx_quiet_asks): 93 times in 100 such WRITEs.
 quiet_long() {
-	perf=$REPO/build/bin/softhca-perf
-	[ -x "$perf" ] || { echo "SKIP: $perf not built"; return 77; }
-	g=$(gid_index "$2" "$3") || return 1
-	q0=$(hwc "$2" tx_quiet_msgs) k0=$(hwc "$2" tx_quiet_asks)
-	"$perf" write_bw -s 1M -n 50 -t 8 -g "$g" -d "$2" -D "$4" > /dev/null ||
-		{ echo "the stream failed"; return 1; }
-	q=$(($(hwc "$2" tx_quiet_msgs) - q0)) k=$(($(hwc "$2" tx_quiet_asks) - k0))
+	perf_counted "$2" "$3" "$4" 1 tx_quiet_msgs tx_quiet_asks \
+		write_bw -s 1M -n 50 -t 8 || return
+	q=$c1 k=$c2
 	echo "NOTE: $1: $q of 50 1 MiB WRITEs quiet, $k asks by a probe"
-	[ $q = 0 ] || { echo "a message of several chunks went quiet"; return 1; }
-	[ $k -le 2 ] || { echo "the stream's trains asked by probes"; return 1; }
+	[ "$q" = 0 ] || { echo "a message of several chunks went quiet"; return 1; }
+	[ "$k" -le 2 ] || { echo "the stream's trains asked by probes"; return 1; }
 }
 
 # quiet_late NAME SDEV SADDR PDEV: softhca-perf's SEND ping-pong (10000
@@ -371,13 +381,9 @@ quiet_long() {
 # fell from 329-906 to 45-100 a run (2026-11-27).  Checked: the path is
 # taken.
 quiet_late() {
-	perf=$REPO/build/bin/softhca-perf
-	[ -x "$perf" ] || { echo "SKIP: $perf not built"; return 77; }
-	g=$(gid_index "$2" "$3") || return 1
-	l0=$(hwc "$2" tx_quiet_late) e0=$(hwc "$2" tx_quiet_expired)
-	"$perf" send_lat -s 64 -n 5000 -g "$g" -d "$2" -D "$4" > /dev/null ||
-		{ echo "the ping-pong failed"; return 1; }
-	l=$(($(hwc "$2" tx_quiet_late) - l0)) e=$(($(hwc "$2" tx_quiet_expired) - e0))
+	perf_counted "$2" "$3" "$4" 1 tx_quiet_late tx_quiet_expired \
+		send_lat -s 64 -n 5000 || return
+	l=$c1 e=$c2
 	echo "NOTE: $1: $l quiet waits joined late, $e probes, in 10000 hops"
 	[ "$l" -gt 0 ] || { echo "no SEND joined a quiet train whose wait ran out"; return 1; }
 }
