@@ -406,11 +406,13 @@ static int softhca_poller_pass(struct softhca_poller *p, u64 now)
 			softhca_req_cache_drop(&qp->req.cache);
 		/*
 		 * A lockless look first: most passes find nothing.  A QP
-		 * in a retry wait is not "pending" but must be run: only
-		 * softhca_req_run() ends the wait once its time has come
-		 * (the retry timer kicks the QP here for that).
+		 * in a retry wait is run when the wait can end or move
+		 * (softhca_req_pending(): its timer fired, an answer came,
+		 * a WQE can join its train), not every pass: taking its
+		 * lock each time made every pass of a ping-pong's poller,
+		 * and so the notice of each post, slower on RC than on UD.
 		 */
-		n = softhca_req_pending(qp) || READ_ONCE(qp->req.retry_wait) ?
+		n = softhca_req_pending(qp) ?
 		    softhca_req_run(qp, softhca_engine.qp_budget,
 				    &qp->req.cache) : 0;
 		if (n) {
@@ -427,16 +429,19 @@ static int softhca_poller_pass(struct softhca_poller *p, u64 now)
 		} else if (n) {
 			continue;
 		} else if (READ_ONCE(qp->req.retry_wait) &&
-			   !READ_ONCE(qp->req.quiet_wait)) {
+			   !READ_ONCE(qp->req.answer_wait)) {
 			/*
-			 * A retry wait ends by its timer, which kicks; a
-			 * train's partial ACKs kick too.  (Keeping a waiting
-			 * train watched, so that posts meanwhile need no
-			 * doorbell, cost make check 232 s of spinning and
-			 * bought no measured speed.)  A quiet train's wait
-			 * (wire_rc.c) is kept as an idle QP is: it waits for
-			 * the next post, which then needs no doorbell, and
-			 * ends in ack_quiet_us, shorter than the idle budget.
+			 * An RNR or timeout pause ends by its timer, which
+			 * kicks.  A wait for the answer to what is in
+			 * flight is kept as an idle QP is, for its idle
+			 * budget: the answer (its completer kicks) or the
+			 * next post, which joins the train, usually comes
+			 * within a round trip, and a QP given back at once
+			 * made that post a doorbell and that answer a wake-up
+			 * (a ping-pong's hop after a signaled SEND took
+			 * twice the others).  Keeping it until its wait ended,
+			 * whatever its length, cost make check 232 s of
+			 * spinning.
 			 */
 			softhca_poller_release(p, qp);
 		} else if (p->spun - qp->last_work >=

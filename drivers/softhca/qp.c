@@ -200,7 +200,7 @@ static void softhca_qp_init_engine(struct softhca_dev *sdev,
 	spin_lock_init(&qp->wire.tx_lock);
 	INIT_LIST_HEAD(&qp->wire.tx_jobs);
 	INIT_WORK(&qp->wire.tx_work, softhca_wire_rc_tx_work);
-	hrtimer_init(&qp->retry_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
+	hrtimer_init(&qp->retry_timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS_SOFT);
 	qp->retry_timer.function = softhca_req_retry_timer;
 	INIT_WORK(&qp->kflush_work, softhca_kflush_work);
 	qp->req.ud_max = ib_mtu_enum_to_int(softhca_mtu_from_netdev(READ_ONCE(ndev->mtu)));

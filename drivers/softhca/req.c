@@ -275,15 +275,36 @@ u8 softhca_nak_status(enum softhca_ack ack)
 	}
 }
 
-/* Send the current chunk again in @wait_ns (retry_timer ends the wait). */
+/*
+ * Send the current chunk again in @wait_ns (retry_timer ends the wait).
+ *
+ * On the wire every RC message starts a wait (for its answer, or a quiet
+ * one), each later than the last.  Arming the timer for each cost a
+ * ping-pong's hop more than the rest of the requester's work: clock
+ * reads and a clock event device reprogrammed (a guest's HPET and local
+ * APIC, device accesses), and in a guest sometimes tens of microseconds.
+ * So a timer already queued to fire no later than the new deadline stays
+ * as it is, and when it fires before the deadline it is set again for the
+ * rest (softhca_req_retry_timer()); only a wait that must end earlier
+ * than the queued timer fires, or one with no timer queued, arms it.
+ * sq.lock, held here and taken by the timer, orders the two.
+ */
 static void softhca_req_wait(struct softhca_qp *qp, u64 wait_ns)
 {
+	u64 until = ktime_get_ns() + wait_ns;
+
+	lockdep_assert_held(&qp->sq.lock);
 	qp->req.retry_wait = true;
 	WRITE_ONCE(qp->req.quiet_wait, false);
-	WRITE_ONCE(qp->req.retry_until, ktime_get_ns() + wait_ns);
-	if (!READ_ONCE(qp->dying))
-		hrtimer_start(&qp->retry_timer, ns_to_ktime(wait_ns),
-			      HRTIMER_MODE_REL);
+	WRITE_ONCE(qp->req.answer_wait, false);
+	WRITE_ONCE(qp->req.retry_until, until);
+	if (READ_ONCE(qp->dying) ||
+	    (hrtimer_is_queued(&qp->retry_timer) &&
+	     qp->req.retry_armed <= until))
+		return;
+	qp->req.retry_armed = until;
+	hrtimer_start(&qp->retry_timer, ns_to_ktime(until),
+		      HRTIMER_MODE_ABS_SOFT);
 }
 
 /* An RNR NAK: wait the responder's timer, or give up. */
@@ -341,6 +362,7 @@ void softhca_req_ack_wait(struct softhca_qp *qp, const struct softhca_dest *dest
 				    NSEC_PER_USEC);
 	softhca_req_wait(qp, ns);
 	WRITE_ONCE(qp->req.quiet_wait, quiet);
+	WRITE_ONCE(qp->req.answer_wait, true);
 }
 
 /*
@@ -645,22 +667,36 @@ int softhca_req_run(struct softhca_qp *qp, u32 budget,
  * softhca_req_retry_timer - a retry wait is over: hand the QP to its poller
  * @t: the QP's retry_timer
  *
- * Context: hard IRQ (softhca_engine_kick() is IRQ-safe).  destroy_qp
- * cancels the timer after the QP is marked dying (a kick then does
- * nothing) and before the QP is freed.
+ * The timer may fire before the current wait's deadline: waits that
+ * ended later than it was armed for left it as it was (softhca_req_wait()).
+ * It then goes again for the deadline.  A requester that armed it again
+ * while this waited for sq.lock decided for itself: its arming stands.
+ *
+ * Context: softirq (a soft hrtimer: it takes sq.lock, a BH lock).
+ * destroy_qp cancels the timer after the QP is marked dying (a kick then
+ * does nothing) and before the QP is freed.
  */
 enum hrtimer_restart softhca_req_retry_timer(struct hrtimer *t)
 {
 	struct softhca_qp *qp = container_of(t, struct softhca_qp, retry_timer);
-	u64 until = READ_ONCE(qp->req.retry_until);
+	u64 until;
 
-	/*
-	 * Never early (hrtimers are not), but this may be an expiry of an
-	 * earlier wait racing with the arming of a new one: the deadline
-	 * it stores is then not the current one, and the new wait goes on.
-	 */
-	if (ktime_get_ns() >= until)
-		WRITE_ONCE(qp->req.retry_fired, until);
+	spin_lock(&qp->sq.lock);
+	if (hrtimer_is_queued(t)) {
+		spin_unlock(&qp->sq.lock);
+		return HRTIMER_NORESTART;
+	}
+	until = qp->req.retry_until;
+	if (qp->req.retry_wait && !READ_ONCE(qp->dying) &&
+	    ktime_get_ns() < until) {
+		qp->req.retry_armed = until;
+		hrtimer_set_expires(t, ns_to_ktime(until));
+		spin_unlock(&qp->sq.lock);
+		return HRTIMER_RESTART;
+	}
+	/* Never early: the deadline it stores is the current one's. */
+	WRITE_ONCE(qp->req.retry_fired, until);
+	spin_unlock(&qp->sq.lock);
 	softhca_engine_kick(qp);
 	return HRTIMER_NORESTART;
 }

@@ -381,6 +381,8 @@ struct softhca_req_car {
  *	stores it before it kicks): the wait is over when the two are
  *	equal, a look that reads no clock (a guest's HPET read is a
  *	device access, and the poller looks at a waiting train each pass)
+ * @retry_armed: when qp->retry_timer, while queued, fires (ktime ns):
+ *	a wait that ends no earlier leaves it as it is (req.c)
  * @rnr_left: RNR retries left (7: no limit)
  * @retry_left: retries left when nobody answers (retry_cnt; a timeout
  *	of 0 means no limit)
@@ -414,6 +416,10 @@ struct softhca_req_car {
  * @quiet_wait: the retry wait is a quiet train's (req_train.c): when it
  *	ends unanswered the train asks for its answer (a probe) instead of
  *	going again; read without the lock by the engine
+ * @answer_wait: the retry wait is for the answer to what is in flight
+ *	(softhca_req_ack_wait(), quiet or not), not an RNR or timeout
+ *	pause: the poller keeps watching the QP while it is idle for less
+ *	than its idle budget (engine.c); read without the lock there
  */
 struct softhca_req {
 	struct softhca_send_wqe *wqe;
@@ -422,6 +428,7 @@ struct softhca_req {
 	u64 done;
 	u64 retry_until;
 	u64 retry_fired;
+	u64 retry_armed;
 	bool busy;
 	bool retry_wait;
 	bool drain_notify;
@@ -442,6 +449,7 @@ struct softhca_req {
 	bool train_open;
 	bool train_full;
 	bool quiet_wait;
+	bool answer_wait;
 };
 
 /**

@@ -12,6 +12,12 @@
  *
  * Sends are signaled one in SIG_EVERY and their completions reaped on
  * the way, so a send completion never sits on the measured path.
+ *
+ * SOFTHCA_PERF_SAMPLES=FILE (environment) appends every timed sample,
+ * in microseconds and in the order taken, to FILE: a ping-pong's hops
+ * alternate direction, so where each message falls in the SIG_EVERY
+ * cycle shows what the signaled ones (on RC, those asking for an ACK)
+ * cost the hops around them.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -213,6 +219,14 @@ int perf_lat(struct perf_run *r, uint32_t bytes, long iters,
 		goto fail;
 	for (i = 0; i < n; i++)
 		t[i] *= perf_ticks_to_us(&m, 1);
+	if (getenv("SOFTHCA_PERF_SAMPLES")) {
+		FILE *sf = fopen(getenv("SOFTHCA_PERF_SAMPLES"), "a");
+
+		for (i = 0; sf && i < n; i++)
+			fprintf(sf, "%.2f\n", t[i]);
+		if (sf)
+			fclose(sf);
+	}
 	perf_stats(t, n, res);
 	/* Reap what is left so the next size starts from empty queues. */
 	while (ab.pending && !reap(r, &ab, true))
