@@ -58,6 +58,7 @@
  */
 #include <linux/hrtimer.h>
 #include <linux/indirect_call_wrapper.h>
+#include <linux/sched/clock.h>
 #include <rdma/ib_verbs.h>
 
 #include "req.h"
@@ -287,11 +288,14 @@ u8 softhca_nak_status(enum softhca_ack ack)
  * as it is, and when it fires before the deadline it is set again for the
  * rest (softhca_req_retry_timer()); only a wait that must end earlier
  * than the queued timer fires, or one with no timer queued, arms it.
- * sq.lock, held here and taken by the timer, orders the two.
+ * sq.lock, held here and taken by the timer, orders the two.  Deadlines
+ * are local_clock() times (the TSC; the monotonic clock reads a guest's
+ * HPET, a device access): CPUs may differ a little, so a wait may end
+ * that much early or late, never by more.
  */
 static void softhca_req_wait(struct softhca_qp *qp, u64 wait_ns)
 {
-	u64 until = ktime_get_ns() + wait_ns;
+	u64 until = local_clock() + wait_ns;
 
 	lockdep_assert_held(&qp->sq.lock);
 	qp->req.retry_wait = true;
@@ -303,8 +307,8 @@ static void softhca_req_wait(struct softhca_qp *qp, u64 wait_ns)
 	     qp->req.retry_armed <= until))
 		return;
 	qp->req.retry_armed = until;
-	hrtimer_start(&qp->retry_timer, ns_to_ktime(until),
-		      HRTIMER_MODE_ABS_SOFT);
+	hrtimer_start(&qp->retry_timer, ns_to_ktime(wait_ns),
+		      HRTIMER_MODE_REL_SOFT);
 }
 
 /* An RNR NAK: wait the responder's timer, or give up. */
@@ -679,7 +683,7 @@ int softhca_req_run(struct softhca_qp *qp, u32 budget,
 enum hrtimer_restart softhca_req_retry_timer(struct hrtimer *t)
 {
 	struct softhca_qp *qp = container_of(t, struct softhca_qp, retry_timer);
-	u64 until;
+	u64 until, now;
 
 	spin_lock(&qp->sq.lock);
 	if (hrtimer_is_queued(t)) {
@@ -687,10 +691,11 @@ enum hrtimer_restart softhca_req_retry_timer(struct hrtimer *t)
 		return HRTIMER_NORESTART;
 	}
 	until = qp->req.retry_until;
-	if (qp->req.retry_wait && !READ_ONCE(qp->dying) &&
-	    ktime_get_ns() < until) {
+	now = local_clock();
+	if (qp->req.retry_wait && !READ_ONCE(qp->dying) && now < until) {
 		qp->req.retry_armed = until;
-		hrtimer_set_expires(t, ns_to_ktime(until));
+		hrtimer_set_expires(t, ktime_add_ns(hrtimer_cb_get_time(t),
+						    until - now));
 		spin_unlock(&qp->sq.lock);
 		return HRTIMER_RESTART;
 	}

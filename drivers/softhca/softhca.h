@@ -374,14 +374,14 @@ struct softhca_req_car {
  * @len: its message length
  * @done: bytes of it acknowledged so far
  * @busy: @wqe is taken and not retired
- * @retry_wait: the current WQE waits until @retry_until (ktime ns) to
+ * @retry_wait: the current WQE waits until @retry_until (local_clock()) to
  *	send its next chunk again: after an RNR NAK, or when nobody
  *	answered (the local ACK timeout); qp->retry_timer ends the wait
  * @retry_fired: the @retry_until whose wait qp->retry_timer ended (it
  *	stores it before it kicks): the wait is over when the two are
  *	equal, a look that reads no clock (a guest's HPET read is a
  *	device access, and the poller looks at a waiting train each pass)
- * @retry_armed: when qp->retry_timer, while queued, fires (ktime ns):
+ * @retry_armed: when qp->retry_timer, while queued, fires (local_clock()):
  *	a wait that ends no earlier leaves it as it is (req.c)
  * @rnr_left: RNR retries left (7: no limit)
  * @retry_left: retries left when nobody answers (retry_cnt; a timeout
