@@ -388,6 +388,26 @@ quiet_late() {
 	[ "$l" -gt 0 ] || { echo "no SEND joined a quiet train whose wait ran out"; return 1; }
 }
 
+# nosys NAME SDEV SADDR PDEV: softhca-perf's RC SEND ping-pong (10000
+# hops, one send in 8 signaled) from SDEV (its GID for SADDR) to PDEV
+# makes no system call a hop: the poller takes every post.  A train
+# waiting for the answer its signaled SEND asked for was given back to
+# the doorbell at once, so the post after it rang it: 0.035-0.056 system
+# calls a hop (2026-11-27); kept watched for its idle budget since,
+# 0.001-0.004.  Fails above 0.02.
+nosys() {
+	perf=$REPO/build/bin/softhca-perf
+	[ -x "$perf" ] || { echo "SKIP: $perf not built"; return 77; }
+	ns_g=$(gid_index "$2" "$3") || return 1
+	ns_o=$("$perf" send_lat -s 64 -n 5000 --json -g "$ns_g" -d "$2" -D "$4") ||
+		{ echo "softhca-perf send_lat failed"; return 1; }
+	ns_s=$(echo "$ns_o" | sed -n 's/.*"syscalls_per_op":\([0-9.]*\).*/\1/p')
+	[ -n "$ns_s" ] || { echo "no syscalls_per_op in: $ns_o"; return 1; }
+	echo "NOTE: $1: $ns_s system calls a hop"
+	awk -v s="$ns_s" 'BEGIN { exit !(s < 0.02) }' ||
+		{ echo "$ns_s system calls a hop (a doorbell a signaled SEND?)"; return 1; }
+}
+
 # loud NAME SNS SDEV SADDR CNS CDEV CADDR HOST PORT CDEV_SOFTHCA: the
 # window of quiet() with ack_quiet_us 0: quiet messages off, every
 # message asks for its answer, none goes quiet.
@@ -530,6 +550,8 @@ t "wire_rc: quiet messages: 1 MiB WRITEs (several chunks each) ask at their end,
 	quietly quiet_long qlong_sh_sh shw2 10.78.0.1 shw3
 t "wire_rc: quiet messages: a SEND posted before a late poller joins the train, no probe, softhca <-> softhca" \
 	quietly quiet_late qlate_sh_sh shw2 10.78.0.1 shw3
+t "wire_rc: an RC SEND ping-pong makes no system call a hop (below 0.02), softhca <-> softhca" \
+	quietly nosys nosys_sh_sh shw2 10.78.0.1 shw3
 t "wire_rc: ack_quiet_us 0: 3000 SENDs, one in 8 signaled, every one asks, softhca <-> softhca" \
 	loud loud_sh_sh wns2 shw2 10.78.0.1 wns3 shw3 10.78.0.2 10.78.0.1 19068 shw3
 t "wire_rc: a quiet SEND left alone asks for its answer (probe), softhca <-> softhca" \
