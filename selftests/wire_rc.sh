@@ -321,18 +321,24 @@ quiet() {
 	[ $q -ge 2000 ] || { echo "fewer than 2000 quiet SENDs"; return 1; }
 }
 
+# perf_from SDEV SADDR: perf, softhca-perf (77, a skip, when not built),
+# and pf_g, SDEV's GID index for SADDR.
+perf_from() {
+	perf=$REPO/build/bin/softhca-perf
+	[ -x "$perf" ] || { echo "SKIP: $perf not built"; return 77; }
+	pf_g=$(gid_index "$1" "$2") || return 1
+}
+
 # perf_counted SDEV SADDR PDEV RUNS C1 C2 ARGS...: softhca-perf ARGS from
 # SDEV (its GID for SADDR) to PDEV, RUNS times; c1 and c2 are then what
 # SDEV's counters C1 and C2 grew by.
 perf_counted() {
-	perf=$REPO/build/bin/softhca-perf
-	[ -x "$perf" ] || { echo "SKIP: $perf not built"; return 77; }
-	pc_g=$(gid_index "$1" "$2") || return 1
+	perf_from "$1" "$2" || return
 	pc_d=$1 pc_p=$3 pc_n=$4 pc_c1=$5 pc_c2=$6
 	shift 6
 	pc_a=$(hwc "$pc_d" "$pc_c1") pc_b=$(hwc "$pc_d" "$pc_c2") pc_r=1
 	while [ $pc_r -le "$pc_n" ]; do
-		"$perf" "$@" -g "$pc_g" -d "$pc_d" -D "$pc_p" > /dev/null ||
+		"$perf" "$@" -g "$pf_g" -d "$pc_d" -D "$pc_p" > /dev/null ||
 			{ echo "softhca-perf $* failed (run $pc_r)"; return 1; }
 		pc_r=$((pc_r + 1))
 	done
@@ -398,10 +404,8 @@ quiet_late() {
 # the debug kernel's guest (hops slowed past the idle budget give the QP
 # back too).  Fails at 0.025 and above.
 nosys() {
-	perf=$REPO/build/bin/softhca-perf
-	[ -x "$perf" ] || { echo "SKIP: $perf not built"; return 77; }
-	ns_g=$(gid_index "$2" "$3") || return 1
-	ns_o=$("$perf" send_lat -s 64 -n 5000 --json -g "$ns_g" -d "$2" -D "$4") ||
+	perf_from "$2" "$3" || return
+	ns_o=$("$perf" send_lat -s 64 -n 5000 --json -g "$pf_g" -d "$2" -D "$4") ||
 		{ echo "softhca-perf send_lat failed"; return 1; }
 	ns_s=$(echo "$ns_o" | sed -n 's/.*"syscalls_per_op":\([0-9.]*\).*/\1/p')
 	[ -n "$ns_s" ] || { echo "no syscalls_per_op in: $ns_o"; return 1; }

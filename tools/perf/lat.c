@@ -169,6 +169,7 @@ int perf_lat(struct perf_run *r, uint32_t bytes, long iters,
 	struct flow ba = { r->b, &r->pb, r->a, 0, 0 };
 	long warm = iters / 10 < 100 ? iters / 10 : 100, n, seq = 0;
 	bool pingpong_op = r->o->op == OP_SEND || r->o->op == OP_WRITE;
+	const char *samples = getenv("SOFTHCA_PERF_SAMPLES");
 	struct perf_meter m = { 0 };
 	double *t;
 	long i;
@@ -219,13 +220,16 @@ int perf_lat(struct perf_run *r, uint32_t bytes, long iters,
 		goto fail;
 	for (i = 0; i < n; i++)
 		t[i] *= perf_ticks_to_us(&m, 1);
-	if (getenv("SOFTHCA_PERF_SAMPLES")) {
-		FILE *sf = fopen(getenv("SOFTHCA_PERF_SAMPLES"), "a");
+	if (samples) {
+		FILE *sf = fopen(samples, "a");
 
-		for (i = 0; sf && i < n; i++)
+		if (!sf) {
+			perror(samples);
+			goto fail;
+		}
+		for (i = 0; i < n; i++)
 			fprintf(sf, "%.2f\n", t[i]);
-		if (sf)
-			fclose(sf);
+		fclose(sf);
 	}
 	perf_stats(t, n, res);
 	/* Reap what is left so the next size starts from empty queues. */
