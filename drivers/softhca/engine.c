@@ -120,7 +120,7 @@ void softhca_engine_kick(struct softhca_qp *qp)
 	spin_lock_irqsave(&p->lock, flags);
 	if (qp->poll_state == SOFTHCA_POLL_IDLE && !READ_ONCE(qp->dying)) {
 		refcount_inc(&qp->ref);
-		qp->poll_state = SOFTHCA_POLL_QUEUED;
+		WRITE_ONCE(qp->poll_state, SOFTHCA_POLL_QUEUED);
 		list_add_tail(&qp->poll_node, &p->queue);
 		wake = p->sleeping;
 	} else if (qp->poll_state == SOFTHCA_POLL_ACTIVE) {
@@ -147,7 +147,7 @@ void softhca_engine_detach(struct softhca_qp *qp)
 	spin_lock_irq(&p->lock);
 	if (qp->poll_state == SOFTHCA_POLL_QUEUED) {
 		list_del_init(&qp->poll_node);
-		qp->poll_state = SOFTHCA_POLL_IDLE;
+		WRITE_ONCE(qp->poll_state, SOFTHCA_POLL_IDLE);
 		put = true;
 	}
 	spin_unlock_irq(&p->lock);
@@ -322,7 +322,7 @@ static void softhca_poller_adopt(struct softhca_poller *p)
 	spin_lock_irq(&p->lock);
 	list_splice_init(&p->queue, &fresh);
 	list_for_each_entry(qp, &fresh, poll_node) {
-		qp->poll_state = SOFTHCA_POLL_ACTIVE;
+		WRITE_ONCE(qp->poll_state, SOFTHCA_POLL_ACTIVE);
 		qp->poll_kicked = false;	/* this pass looks at it */
 	}
 	spin_unlock_irq(&p->lock);
@@ -341,9 +341,25 @@ static void softhca_poller_drop(struct softhca_poller *p,
 	softhca_req_cache_drop(&qp->req.cache);
 	list_del_init(&qp->poll_node);
 	spin_lock_irq(&p->lock);
-	qp->poll_state = SOFTHCA_POLL_IDLE;
+	WRITE_ONCE(qp->poll_state, SOFTHCA_POLL_IDLE);
 	spin_unlock_irq(&p->lock);
 	softhca_qp_put(qp);
+}
+
+/**
+ * softhca_engine_watches - does a poller look at @qp each pass?
+ * @qp: the QP
+ *
+ * A QP queued for its poller counts: the poller's next pass adopts it.
+ * The answer may be stale by the time the caller uses it; a release
+ * marks the QP unwatched before it hands the QP's retry wait to the
+ * timer (softhca_req_wait_unwatched()), which takes sq.lock.
+ *
+ * Context: any.
+ */
+bool softhca_engine_watches(const struct softhca_qp *qp)
+{
+	return READ_ONCE(qp->poll_state) != SOFTHCA_POLL_IDLE;
 }
 
 /*
@@ -375,19 +391,37 @@ static bool softhca_poller_release(struct softhca_poller *p,
 	qp->poll_kicked = false;
 	if (!kicked) {
 		list_del_init(&qp->poll_node);
-		qp->poll_state = SOFTHCA_POLL_IDLE;
+		WRITE_ONCE(qp->poll_state, SOFTHCA_POLL_IDLE);
 	}
 	spin_unlock_irq(&p->lock);
 	if (kicked)
 		goto keep;
 	/* Lookups cached by our runs must not outlive our watch (req.c). */
 	softhca_req_cache_drop(&qp->req.cache);
+	/* Its retry wait, if any, is the timer's from now on. */
+	if (qp->sq.ring.entries)
+		softhca_req_wait_unwatched(qp);
 	softhca_qp_put(qp);
 	return true;
 
 keep:
 	softhca_poller_watch(p, qp);
 	return false;
+}
+
+/*
+ * End a watched QP's retry wait whose deadline passed: the poller is the
+ * timer of the QPs it watches (softhca_req_wait()).  The store is the
+ * one the timer makes; a wait begun since this looked has a later
+ * deadline, which the store does not match.
+ */
+static void softhca_poller_expire(struct softhca_qp *qp, u64 now)
+{
+	u64 until = READ_ONCE(qp->req.retry_until);
+
+	if (READ_ONCE(qp->req.retry_wait) && now >= until &&
+	    READ_ONCE(qp->req.retry_fired) != until)
+		WRITE_ONCE(qp->req.retry_fired, until);
 }
 
 /* One pass over the watched QPs. Return: steps that made progress. */
@@ -404,6 +438,7 @@ static int softhca_poller_pass(struct softhca_poller *p, u64 now)
 		/* A destroy or dereg waits for what the cache holds. */
 		if (softhca_req_cache_stale(&qp->req.cache))
 			softhca_req_cache_drop(&qp->req.cache);
+		softhca_poller_expire(qp, now);
 		/*
 		 * A lockless look first: most passes find nothing.  A QP
 		 * in a retry wait is run when the wait can end or move

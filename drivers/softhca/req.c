@@ -277,38 +277,74 @@ u8 softhca_nak_status(enum softhca_ack ack)
 }
 
 /*
- * Send the current chunk again in @wait_ns (retry_timer ends the wait).
+ * Cover the wait ending at @until with qp->retry_timer.  A timer already
+ * queued to fire no later stays as it is, and when it fires before the
+ * deadline it is set again for the rest (softhca_req_retry_timer()):
+ * arming costs clock reads and a clock event device reprogrammed (a
+ * guest's HPET and local APIC, device accesses; in a guest sometimes
+ * tens of microseconds).  sq.lock, held here and taken by the timer,
+ * orders the two.
+ */
+static void softhca_req_arm(struct softhca_qp *qp, u64 until, u64 now)
+{
+	lockdep_assert_held(&qp->sq.lock);
+	if (READ_ONCE(qp->dying) ||
+	    (hrtimer_is_queued(&qp->retry_timer) &&
+	     qp->req.retry_armed <= until))
+		return;
+	qp->req.retry_armed = until;
+	hrtimer_start(&qp->retry_timer,
+		      ns_to_ktime(until > now ? until - now : 0),
+		      HRTIMER_MODE_REL_SOFT);
+}
+
+/*
+ * Send the current chunk again in @wait_ns.
  *
  * On the wire every RC message starts a wait (for its answer, or a quiet
- * one), each later than the last.  Arming the timer for each cost a
- * ping-pong's hop more than the rest of the requester's work: clock
- * reads and a clock event device reprogrammed (a guest's HPET and local
- * APIC, device accesses), and in a guest sometimes tens of microseconds.
- * So a timer already queued to fire no later than the new deadline stays
- * as it is, and when it fires before the deadline it is set again for the
- * rest (softhca_req_retry_timer()); only a wait that must end earlier
- * than the queued timer fires, or one with no timer queued, arms it.
- * sq.lock, held here and taken by the timer, orders the two.  Deadlines
- * are local_clock() times (the TSC; the monotonic clock reads a guest's
- * HPET, a device access): CPUs may differ a little, so a wait may end
- * that much early or late, never by more.
+ * one), each later than the last.  While a poller watches the QP, the
+ * poller ends the wait: it reads the clock each pass anyway and looks at
+ * every watched QP (softhca_poller_pass()).  With a timer instead, a
+ * ping-pong's 100 us quiet waits fired it every third hop, each an
+ * interrupt and a softirq on some CPU of the hop's path.  A QP no poller
+ * watches (a doorbell ran it) is covered by qp->retry_timer, and so is a
+ * watched one's wait when the poller gives the QP back before the wait
+ * is over (softhca_req_wait_unwatched()).  A QP whose release races with
+ * this: either this sees it unwatched and arms, or the release, which
+ * takes sq.lock after it marked the QP unwatched, sees this wait.
+ *
+ * Deadlines are local_clock() times (the TSC; the monotonic clock reads
+ * a guest's HPET, a device access): CPUs may differ a little, so a wait
+ * may end that much early or late, never by more.  A watched wait ends
+ * at the first pass after its deadline: with the poller's QPs lent (its
+ * CPU contended, engine.c), up to a nap later.
  */
 static void softhca_req_wait(struct softhca_qp *qp, u64 wait_ns)
 {
-	u64 until = local_clock() + wait_ns;
+	u64 now = local_clock(), until = now + wait_ns;
 
 	lockdep_assert_held(&qp->sq.lock);
 	qp->req.retry_wait = true;
 	WRITE_ONCE(qp->req.quiet_wait, false);
 	WRITE_ONCE(qp->req.answer_wait, false);
 	WRITE_ONCE(qp->req.retry_until, until);
-	if (READ_ONCE(qp->dying) ||
-	    (hrtimer_is_queued(&qp->retry_timer) &&
-	     qp->req.retry_armed <= until))
-		return;
-	qp->req.retry_armed = until;
-	hrtimer_start(&qp->retry_timer, ns_to_ktime(wait_ns),
-		      HRTIMER_MODE_REL_SOFT);
+	if (!softhca_engine_watches(qp))
+		softhca_req_arm(qp, until, now);
+}
+
+/**
+ * softhca_req_wait_unwatched - the poller gave @qp back: time its wait
+ * @qp: the QP, no longer watched (its poller holds a reference still)
+ *
+ * Context: process, no softhca lock held.
+ */
+void softhca_req_wait_unwatched(struct softhca_qp *qp)
+{
+	spin_lock_bh(&qp->sq.lock);
+	if (qp->req.retry_wait &&
+	    READ_ONCE(qp->req.retry_fired) != qp->req.retry_until)
+		softhca_req_arm(qp, qp->req.retry_until, local_clock());
+	spin_unlock_bh(&qp->sq.lock);
 }
 
 /* An RNR NAK: wait the responder's timer, or give up. */
@@ -673,8 +709,10 @@ int softhca_req_run(struct softhca_qp *qp, u32 budget,
  *
  * The timer may fire before the current wait's deadline: waits that
  * ended later than it was armed for left it as it was (softhca_req_wait()).
- * It then goes again for the deadline.  A requester that armed it again
- * while this waited for sq.lock decided for itself: its arming stands.
+ * It then goes again for the deadline, unless a poller watches the QP
+ * now, which ends the wait itself (softhca_req_wait()).  A requester that
+ * armed it again while this waited for sq.lock decided for itself: its
+ * arming stands.
  *
  * Context: softirq (a soft hrtimer: it takes sq.lock, a BH lock).
  * destroy_qp cancels the timer after the QP is marked dying (a kick then
@@ -693,6 +731,11 @@ enum hrtimer_restart softhca_req_retry_timer(struct hrtimer *t)
 	until = qp->req.retry_until;
 	now = local_clock();
 	if (qp->req.retry_wait && !READ_ONCE(qp->dying) && now < until) {
+		/* A poller took the QP since: it ends the wait. */
+		if (softhca_engine_watches(qp)) {
+			spin_unlock(&qp->sq.lock);
+			return HRTIMER_NORESTART;
+		}
 		qp->req.retry_armed = until;
 		hrtimer_set_expires(t, ktime_add_ns(hrtimer_cb_get_time(t),
 						    until - now));

@@ -376,11 +376,13 @@ struct softhca_req_car {
  * @busy: @wqe is taken and not retired
  * @retry_wait: the current WQE waits until @retry_until (local_clock()) to
  *	send its next chunk again: after an RNR NAK, or when nobody
- *	answered (the local ACK timeout); qp->retry_timer ends the wait
- * @retry_fired: the @retry_until whose wait qp->retry_timer ended (it
- *	stores it before it kicks): the wait is over when the two are
- *	equal, a look that reads no clock (a guest's HPET read is a
- *	device access, and the poller looks at a waiting train each pass)
+ *	answered (the local ACK timeout); the QP's poller ends the wait
+ *	while it watches the QP, qp->retry_timer otherwise (req.c)
+ * @retry_fired: the @retry_until whose wait the poller or qp->retry_timer
+ *	ended (stored before the QP runs or is kicked): the wait is over
+ *	when the two are equal, a look that reads no clock (a guest's HPET
+ *	read is a device access, and the poller looks at a waiting train
+ *	each pass)
  * @retry_armed: when qp->retry_timer, while queued, fires (local_clock()):
  *	a wait that ends no earlier leaves it as it is (req.c)
  * @rnr_left: RNR retries left (7: no limit)
@@ -900,6 +902,7 @@ static inline void softhca_qp_put(struct softhca_qp *qp)
 
 /* engine.c */
 void softhca_engine_kick(struct softhca_qp *qp);
+bool softhca_engine_watches(const struct softhca_qp *qp);
 void softhca_engine_detach(struct softhca_qp *qp);
 void softhca_engine_doorbell(struct softhca_qp *qp);
 int softhca_engine_start(struct softhca_dev *sdev);
