@@ -414,6 +414,22 @@ nosys() {
 		{ echo "$ns_s system calls a hop (a doorbell a signaled SEND?)"; return 1; }
 }
 
+# at_once NAME SDEV SADDR PDEV: softhca-perf's RC SEND ping-pong with
+# completion events (2000 hops, one send in 8 signaled) from SDEV to
+# PDEV: a process that sleeps on its CQ leaves its QP to the doorbell,
+# no poller spins on it, and the ACK its signaled SEND asked for must
+# complete the WQE in the receive softirq (rx_acks_at_once), not wait for
+# a poller's pass.  Before 2026-11-27 none did (no such counter).  At
+# least 20 (156 of some 1700 ACKs in a run: most find the QP on a
+# poller that spins on it again, which takes the answer within a pass,
+# or a doorbell's run holding it, which takes it itself).
+at_once() {
+	perf_counted "$2" "$3" "$4" 1 rx_acks_at_once rx_acks \
+		send_lat -s 64 -n 2000 -e || return
+	echo "NOTE: $1: $c1 of $c2 ACKs taken in the receive softirq"
+	[ "$c1" -ge 20 ] || { echo "fewer than 20 ACKs taken at once"; return 1; }
+}
+
 # loud NAME SNS SDEV SADDR CNS CDEV CADDR HOST PORT CDEV_SOFTHCA: the
 # window of quiet() with ack_quiet_us 0: quiet messages off, every
 # message asks for its answer, none goes quiet.
@@ -558,6 +574,8 @@ t "wire_rc: quiet messages: a SEND posted before a late poller joins the train, 
 	quietly quiet_late qlate_sh_sh shw2 10.78.0.1 shw3
 t "wire_rc: an RC SEND ping-pong makes no system call a hop (below 0.025), softhca <-> softhca" \
 	quietly nosys nosys_sh_sh shw2 10.78.0.1 shw3
+t "wire_rc: an ACK for a QP no poller spins on completes its WQE in the receive softirq, softhca <-> softhca" \
+	quietly at_once atonce_sh_sh shw2 10.78.0.1 shw3
 t "wire_rc: ack_quiet_us 0: 3000 SENDs, one in 8 signaled, every one asks, softhca <-> softhca" \
 	loud loud_sh_sh wns2 shw2 10.78.0.1 wns3 shw3 10.78.0.2 10.78.0.1 19068 shw3
 t "wire_rc: a quiet SEND left alone asks for its answer (probe), softhca <-> softhca" \

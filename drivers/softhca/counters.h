@@ -90,6 +90,11 @@ enum softhca_counter {
 	SOFTHCA_CNT_TX_QUIET_LATE,
 	/* skbs that carried several packets (net_batch.c: UDP GSO) */
 	SOFTHCA_CNT_TX_GSO,
+	/*
+	 * RC: answers taken in the receive softirq, for a QP no poller
+	 * spun on (softhca_engine_answer())
+	 */
+	SOFTHCA_CNT_RX_ACKS_AT_ONCE,
 	SOFTHCA_CNT_NUM
 };
 

@@ -282,7 +282,7 @@ static void softhca_poller_lend(struct softhca_poller *p, bool lend)
 {
 	struct softhca_qp *qp;
 
-	p->lent = lend;
+	WRITE_ONCE(p->lent, lend);	/* read by softhca_engine_answer() */
 	p->all_lent = lend;
 	list_for_each_entry(qp, &p->active, poll_node) {
 		if (!qp->sq.ring.entries)
@@ -360,6 +360,34 @@ static void softhca_poller_drop(struct softhca_poller *p,
 bool softhca_engine_watches(const struct softhca_qp *qp)
 {
 	return READ_ONCE(qp->poll_state) != SOFTHCA_POLL_IDLE;
+}
+
+/**
+ * softhca_engine_answer - the ACK @qp's requester waits for came
+ * @qp: an RC or XRC_INI QP on the wire (a reference held)
+ *
+ * A QP its poller spins on takes the answer within a pass.  One it does
+ * not (given back to the doorbell, or lent while the poller's CPU is
+ * contended, when the poller naps or waits for that CPU) took it only
+ * when the poller came back: where every send is signaled and the
+ * application waits for each send's completion (Debian's ib_send_lat
+ * against rdma_rxe, three busy-polling tasks on two vCPUs) that was most
+ * of a 200 us hop.  So the answer is taken here, in the receive softirq
+ * (softhca_req_answered(): the WQEs it covers complete, nothing is
+ * sent), and the poller is kicked for what follows.
+ *
+ * Context: softirq, no softhca lock held.
+ * Return: true if the answer was taken here.
+ */
+bool softhca_engine_answer(struct softhca_qp *qp)
+{
+	bool taken = false;
+
+	if (READ_ONCE(qp->poll_state) != SOFTHCA_POLL_ACTIVE ||
+	    READ_ONCE(qp->poller->lent))
+		taken = softhca_req_answered(qp);
+	softhca_engine_kick(qp);
+	return taken;
 }
 
 /*

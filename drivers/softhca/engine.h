@@ -324,6 +324,7 @@ int softhca_req_cars_alloc(struct softhca_qp *qp);
 void softhca_req_cars_free(struct softhca_qp *qp);
 enum hrtimer_restart softhca_req_retry_timer(struct hrtimer *t);
 void softhca_req_wait_unwatched(struct softhca_qp *qp);
+bool softhca_req_answered(struct softhca_qp *qp);
 
 /*
  * Inline, from req.c: each poller pass asks both of every watched QP.

@@ -704,6 +704,41 @@ int softhca_req_run(struct softhca_qp *qp, u32 budget,
 }
 
 /**
+ * softhca_req_answered - take the ACK a QP's requester waits for, now
+ * @qp: the QP (a reference held), its completer just recorded an ACK
+ *
+ * What the requester's next visit would do with the answer, and no more:
+ * the WQEs it covers retire and complete; the next chunk or WQE waits
+ * for that visit (softhca_engine_answer() kicks), since sending is the
+ * poller's or the doorbell's work, not a receive softirq's.  A requester
+ * running meanwhile holds sq.lock and takes the answer itself.
+ *
+ * Context: softirq (BHs off), no softhca lock held.
+ * Return: true if the answer was taken here.
+ */
+bool softhca_req_answered(struct softhca_qp *qp)
+{
+	struct softhca_req_cache run_cache = {};
+	struct softhca_req_out out = { .cache = &run_cache };
+	bool taken = false;
+
+	if (!qp->sq.ring.entries || READ_ONCE(qp->dying) ||
+	    !spin_trylock(&qp->sq.lock))
+		return false;
+	if (qp->req.busy && qp->req.retry_wait &&
+	    READ_ONCE(qp->wire.ack_ready)) {
+		qp->req.retry_wait = false;
+		qp->req.quiet_wait = false;
+		softhca_req_chunk(qp, &out);
+		taken = true;
+	}
+	spin_unlock(&qp->sq.lock);
+	softhca_req_cache_drop(&run_cache);
+	softhca_req_after(qp, &out);
+	return taken;
+}
+
+/**
  * softhca_req_retry_timer - a retry wait is over: hand the QP to its poller
  * @t: the QP's retry_timer
  *

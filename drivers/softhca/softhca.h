@@ -903,6 +903,7 @@ static inline void softhca_qp_put(struct softhca_qp *qp)
 /* engine.c */
 void softhca_engine_kick(struct softhca_qp *qp);
 bool softhca_engine_watches(const struct softhca_qp *qp);
+bool softhca_engine_answer(struct softhca_qp *qp);
 void softhca_engine_detach(struct softhca_qp *qp);
 void softhca_engine_doorbell(struct softhca_qp *qp);
 int softhca_engine_start(struct softhca_dev *sdev);

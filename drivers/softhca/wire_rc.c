@@ -710,7 +710,7 @@ void softhca_wire_rcv_ack(struct softhca_dev *sdev, struct sk_buff *skb,
 	enum softhca_rc_answer a = SOFTHCA_RC_ANS_STALE;
 	struct softhca_wire_qp *w;
 	struct softhca_qp *qp;
-	bool kick = false;
+	bool kick = false, ready = false;
 	u32 acked;
 	u8 ack;
 
@@ -763,13 +763,18 @@ void softhca_wire_rcv_ack(struct softhca_dev *sdev, struct sk_buff *skb,
 				w->atm_orig = be64_to_cpu(atmack->orig);
 			/* Pairs with the engine's lockless look. */
 			WRITE_ONCE(w->ack_ready, true);
-			kick = true;
+			ready = true;
 		}
 	}
 	spin_unlock(&w->ack_lock);
 	softhca_wire_rc_count(sdev, a);
-	if (kick)
+	if (ready) {
+		/* Taken now if no poller spins on the QP. */
+		if (softhca_engine_answer(qp))
+			softhca_count(sdev, SOFTHCA_CNT_RX_ACKS_AT_ONCE);
+	} else if (kick) {
 		softhca_engine_kick(qp);
+	}
 	softhca_qp_put(qp);
 }
 
