@@ -374,7 +374,11 @@ bool softhca_engine_watches(const struct softhca_qp *qp)
  * against rdma_rxe, three busy-polling tasks on two vCPUs) that was most
  * of a 200 us hop.  So the answer is taken here, in the receive softirq
  * (softhca_req_answered(): the WQEs it covers complete, nothing is
- * sent), and the poller is kicked for what follows.
+ * sent), and the poller is kicked for what follows, if anything does:
+ * waking a poller that then finds nothing took the CPU from the very
+ * process that was to answer next (rxe's perftest server beside it).
+ * A post after the look rings the doorbell: an unwatched or lent QP's
+ * ring has NEED_WAKEUP set.
  *
  * Context: softirq, no softhca lock held.
  * Return: true if the answer was taken here.
@@ -384,8 +388,11 @@ bool softhca_engine_answer(struct softhca_qp *qp)
 	bool taken = false;
 
 	if (READ_ONCE(qp->poll_state) != SOFTHCA_POLL_ACTIVE ||
-	    READ_ONCE(qp->poller->lent))
+	    READ_ONCE(qp->poller->lent)) {
 		taken = softhca_req_answered(qp);
+		if (taken && !softhca_req_pending(qp))
+			return true;
+	}
 	softhca_engine_kick(qp);
 	return taken;
 }
