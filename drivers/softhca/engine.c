@@ -363,8 +363,9 @@ bool softhca_engine_watches(const struct softhca_qp *qp)
 }
 
 /**
- * softhca_engine_answer - the ACK @qp's requester waits for came
- * @qp: an RC or XRC_INI QP on the wire (a reference held)
+ * softhca_engine_answer - the answer @qp's requester waits for came
+ * @qp: an RC or XRC_INI QP on the wire (a reference held), its completer
+ *	just recorded an ACK or a NAK for the chunk in flight
  *
  * A QP its poller spins on takes the answer within a pass.  One it does
  * not (given back to the doorbell, or lent while the poller's CPU is

@@ -704,14 +704,17 @@ int softhca_req_run(struct softhca_qp *qp, u32 budget,
 }
 
 /**
- * softhca_req_answered - take the ACK a QP's requester waits for, now
- * @qp: the QP (a reference held), its completer just recorded an ACK
+ * softhca_req_answered - take the answer a QP's requester waits for, now
+ * @qp: the QP (a reference held), its completer just recorded an answer
+ *	(an ACK or a NAK)
  *
  * What the requester's next visit would do with the answer, and no more:
- * the WQEs it covers retire and complete; the next chunk or WQE waits
- * for that visit (softhca_engine_answer() kicks), since sending is the
- * poller's or the doorbell's work, not a receive softirq's.  A requester
- * running meanwhile holds sq.lock and takes the answer itself.
+ * the WQEs an ACK covers retire and complete, a NAK's error completes
+ * its WQE, an RNR or sequence NAK starts its wait or counts its retry;
+ * the next chunk or WQE, or the chunk sent again, waits for that visit
+ * (softhca_engine_answer() kicks), since sending is the poller's or the
+ * doorbell's work, not a receive softirq's.  A requester running
+ * meanwhile holds sq.lock and takes the answer itself.
  *
  * Context: softirq (BHs off), no softhca lock held.
  * Return: true if the answer was taken here.
