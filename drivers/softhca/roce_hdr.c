@@ -358,38 +358,50 @@ int softhca_roce_build(void *buf, u32 size, const struct softhca_roce_fields *f,
 u32 softhca_icrc_hdrs(const void *iph, const void *udph, const void *bth,
 		      u32 hdr_len)
 {
-	u8 m[IPV6_LEN];
-	u32 crc = SOFTHCA_ICRC_SEED;
+	/*
+	 * The masked copies go back to back into one buffer, summed by one
+	 * crc32_le() call: 40 bytes (IPv4) in five 8-byte steps, where one
+	 * call per header paid each call's alignment head and byte tail
+	 * (a 64 B WRITE's receive spent a tenth of its time here).
+	 */
+	union {
+		u8 b[IPV6_LEN + sizeof(struct udphdr) + SOFTHCA_BTH_LEN];
+		u64 align;	/* crc32_le() sums 8-byte words */
+	} buf;
+	u8 *m = buf.b;
+	u32 crc = SOFTHCA_ICRC_SEED, l3, ihl;
 	const u8 *ip = iph;
 
 	if (ip[0] >> 4 == 6) {
+		l3 = IPV6_LEN;
 		memcpy(m, ip, IPV6_LEN);
 		m[0] |= 0x0f;			/* traffic class, high half */
 		m[1] = 0xff;			/* traffic class, flow label */
 		m[2] = 0xff;
 		m[3] = 0xff;
 		m[offsetof(struct ipv6hdr, hop_limit)] = 0xff;
-		crc = crc32_le(crc, m, IPV6_LEN);
 	} else {
-		u32 ihl = (ip[0] & 0x0f) * 4;
-
+		l3 = IPV4_MIN_LEN;
 		memcpy(m, ip, IPV4_MIN_LEN);
 		m[offsetof(struct iphdr, tos)] = 0xff;
 		m[offsetof(struct iphdr, ttl)] = 0xff;
 		memset(&m[offsetof(struct iphdr, check)], 0xff, 2);
-		crc = crc32_le(crc, m, IPV4_MIN_LEN);
-		if (ihl > IPV4_MIN_LEN)
+		ihl = (ip[0] & 0x0f) * 4;
+		if (ihl > IPV4_MIN_LEN) {
+			/* options (never sent here): between IP and UDP */
+			crc = crc32_le(crc, m, IPV4_MIN_LEN);
 			crc = crc32_le(crc, ip + IPV4_MIN_LEN,
 				       ihl - IPV4_MIN_LEN);
+			l3 = 0;
+		}
 	}
 
-	memcpy(m, udph, sizeof(struct udphdr));
-	memset(&m[offsetof(struct udphdr, check)], 0xff, 2);
-	crc = crc32_le(crc, m, sizeof(struct udphdr));
-
-	memcpy(m, bth, SOFTHCA_BTH_LEN);
-	m[offsetof(struct softhca_bth, qpn)] = 0xff;	/* FECN, BECN, resv */
-	crc = crc32_le(crc, m, SOFTHCA_BTH_LEN);
+	memcpy(m + l3, udph, sizeof(struct udphdr));
+	memset(&m[l3 + offsetof(struct udphdr, check)], 0xff, 2);
+	memcpy(m + l3 + sizeof(struct udphdr), bth, SOFTHCA_BTH_LEN);
+	/* FECN, BECN, resv */
+	m[l3 + sizeof(struct udphdr) + offsetof(struct softhca_bth, qpn)] = 0xff;
+	crc = crc32_le(crc, m, l3 + sizeof(struct udphdr) + SOFTHCA_BTH_LEN);
 
 	return softhca_crc32(crc, (const u8 *)bth + SOFTHCA_BTH_LEN,
 			     hdr_len - SOFTHCA_BTH_LEN);
@@ -562,6 +574,12 @@ static int softhca_icrc_skb(struct sk_buff *skb, const u8 *hdrs,
 	/* payload and pad: linear, in page fragments or in a frag list */
 	from = bth_off + hdr_len;
 	total = skb->len - SOFTHCA_ICRC_LEN - from;
+	if (from + total <= skb_headlen(skb)) {
+		/* a small message's segment: no walk (it maps and unmaps) */
+		crc = softhca_crc32(crc, skb->data + from, total);
+		*icrc = softhca_icrc_finish(crc);
+		return 0;
+	}
 	done = 0;
 	skb_prepare_seq_read(skb, from, from + total, &st);
 	/* a block may run past the range; the walk ends itself at 0 */
@@ -611,8 +629,11 @@ int softhca_icrc_check_hdrs(struct sk_buff *skb, const void *hdrs)
 	err = softhca_icrc_skb(skb, hdrs, &icrc);
 	if (err)
 		return err;
-	if (skb_copy_bits(skb, skb->len - SOFTHCA_ICRC_LEN, &wire,
-			  sizeof(wire)))
+	if (!skb_is_nonlinear(skb))
+		memcpy(&wire, skb_tail_pointer(skb) - SOFTHCA_ICRC_LEN,
+		       sizeof(wire));
+	else if (skb_copy_bits(skb, skb->len - SOFTHCA_ICRC_LEN, &wire,
+			       sizeof(wire)))
 		return -EINVAL;
 	return icrc == wire ? 0 : -EBADMSG;
 }

@@ -1106,9 +1106,9 @@ static void frame_skb_checks(struct kunit *test, const u8 *ip, u32 iplen,
 
 /*
  * The sk_buff helpers, with the payload in a page fragment the way a
- * zero-copy transmit or a GRO'd receive would have it, and with the
+ * zero-copy transmit or a GRO'd receive would have it, with the
  * transport headers there too, as in a segment of a received batch
- * (its head holds the IP and UDP headers only).
+ * (its head holds the IP and UDP headers only), and linear as a whole.
  */
 static void rxe_frames_skb(struct kunit *test)
 {
@@ -1123,9 +1123,13 @@ static void rxe_frames_skb(struct kunit *test)
 		int res[6] = { 0 };
 
 		KUNIT_ASSERT_EQ(test, softhca_roce_frame(ip, iplen, &p), 0);
-		for (split = 0; split < 2; split++) {
-			/* headers and 3 payload bytes linear, or IP and UDP */
-			lin = split ? l3 + sizeof(struct udphdr) :
+		for (split = 0; split < 3; split++) {
+			/*
+			 * headers and 3 payload bytes linear, or IP and UDP,
+			 * or all of it (a small message's received segment)
+			 */
+			lin = split == 1 ? l3 + sizeof(struct udphdr) :
+			      split == 2 ? iplen :
 			      min(iplen, (u32)(p.bth - ip) + p.payload + 3);
 			frame_skb_checks(test, ip, iplen, l3, lin, p.payload,
 					 res);
