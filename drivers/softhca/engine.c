@@ -220,7 +220,7 @@ void softhca_engine_doorbell(struct softhca_qp *qp)
 
 	softhca_engine_adapt_idle(qp, softhca_engine_clock());
 	/* Run what was posted, a budget at a time, yielding in between. */
-	while (softhca_req_run(qp, softhca_engine.qp_budget, NULL) &&
+	while (softhca_req_run(qp, softhca_engine.qp_budget) &&
 	       softhca_req_pending(qp) && --rounds)
 		cond_resched();
 	/*
@@ -484,8 +484,10 @@ static int softhca_poller_pass(struct softhca_poller *p, u64 now)
 		 * and so the notice of each post, slower on RC than on UD.
 		 */
 		n = softhca_req_pending(qp) ?
-		    softhca_req_run(qp, softhca_engine.qp_budget,
-				    &qp->req.cache) : 0;
+		    softhca_req_try_run(qp, softhca_engine.qp_budget) : 0;
+		/* Busy: run by a doorbell or a softirq, so not idle. */
+		if (n == -EBUSY)
+			n = 1;
 		if (n) {
 			qp->last_work = p->spun;
 			work += n;

@@ -317,8 +317,8 @@ struct softhca_srq *softhca_xrc_srq_get(struct softhca_qp *qp, u32 srqn);
 u32 softhca_rnr_timer_ns(u8 min_rnr_timer);
 
 /* req.c */
-int softhca_req_run(struct softhca_qp *qp, u32 budget,
-		    struct softhca_req_cache *cache);
+int softhca_req_run(struct softhca_qp *qp, u32 budget);
+int softhca_req_try_run(struct softhca_qp *qp, u32 budget);
 void softhca_req_cache_drop(struct softhca_req_cache *cache);
 int softhca_req_cars_alloc(struct softhca_qp *qp);
 void softhca_req_cars_free(struct softhca_qp *qp);
