@@ -20,7 +20,10 @@ pair as RoCEv2 frames: wire_* softhca <-> softhca against rxe <-> rxe
 (softhca-perf, one process), wire_sh_rxe_* softhca <-> rxe against
 rxe <-> rxe (perftest, two processes), *_loss5 under 5 % netem loss on
 both ends (perftest).  They come in a section of their own, with the
-wire targets checked after the others.
+wire targets checked after the others.  Records with a "place" field
+(wire_place_*: the benchmark on CPU 0, each end's receive on a chosen
+CPU) make a matrix of their own, the wire targets checked again at
+rxe's best placement and at softhca's worst ratio.
 """
 import json
 import statistics
@@ -60,6 +63,7 @@ def main(path):
     reload = []
     veths = []
     nvme = {}
+    placed = {}
     with open(path) as f:
         for line in f:
             line = line.strip()
@@ -77,6 +81,10 @@ def main(path):
                 continue
             if r["case"].startswith("nvme_"):
                 nvme.setdefault(r["case"], {})[r["device"]] = r
+                continue
+            if "place" in r:
+                placed.setdefault((r["case"], r["place"]), {}).setdefault(
+                    r["device"], []).append(r)
                 continue
             key = (r["case"], r["bytes"])
             if key not in rows:
@@ -177,6 +185,8 @@ def main(path):
               f"{', '.join(fmt(x) for x in scaling[10000])})")
     if wire:
         wire_targets(ratio, veths)
+    if placed:
+        placed_section(placed)
     if nvme:
         nvme_section(nvme)
 
@@ -229,6 +239,50 @@ def wire_targets(ratio, veths):
     for v in veths:
         print(f"    ({v['pair']}: {v['if0']} sent {v['tx0']} frames,"
               f" {v['if1']} {v['tx1']}, before the loss runs)")
+
+
+PLACES = ("app/app", "app/oth", "oth/app", "oth/oth")
+
+
+def placed_section(placed):
+    """The wire rows with the receive placed (tools/bench/wire.sh,
+    WIRE_PLACE_REPS): each combination's medians, and the targets at
+    rxe's best placement and at softhca's worst ratio."""
+    print()
+    print("RoCEv2 wire, the receive placed (benchmark on CPU 0; each end's"
+          " receive on CPU 0 \"app\" or CPU 1 \"oth\", first end/second"
+          " end): softhca|rxe sh/rxe, medians of the runs")
+    rows = [
+        ("RC SEND 64 B, us", "wire_place_lat_send", "<=", 0.5),
+        ("64 B WRITE, Mpps", "wire_place_rate_write", ">=", 3),
+        ("1 MiB WRITE, MiB/s", "wire_place_bw_write", ">=", 2),
+    ]
+    print(f"  {'row':<20}" + "".join(f"{p:>22}" for p in PLACES))
+    verdicts = []
+    for label, case, op, want in rows:
+        cells, got = [], {}
+        for p in PLACES:
+            recs = placed.get((case, p), {})
+            sh = median_rec(recs.get("softhca", []))
+            rx = median_rec(recs.get("rxe", []))
+            if not sh or not rx or not metric(rx)[1]:
+                cells.append(f"{'n/a':>22}")
+                continue
+            a, b = metric(sh)[1], metric(rx)[1]
+            got[p] = (a, b, a / b)
+            cells.append(f"{fmt(a) + '|' + fmt(b) + ' ' + fmt(a / b):>22}")
+        print(f"  {label:<20}" + "".join(cells))
+        if got:
+            # rxe's best: its lowest latency, its highest rate.
+            best = (min if op == "<=" else max)(got, key=lambda p: got[p][1])
+            worst = (max if op == "<=" else min)(got.values(), key=lambda v: v[2])
+            verdicts.append((label, op, want, best, got[best][2], worst[2]))
+    for label, op, want, best, q, w in verdicts:
+        ok = q <= want if op == "<=" else q >= want
+        okw = w <= want if op == "<=" else w >= want
+        print(f"  {label:<20} at rxe's best ({best}) {fmt(q):>6} target {op} {want:<4}"
+              f" {'met' if ok else 'NOT met':<8} worst placement {fmt(w):>6}"
+              f" {'met' if okw else 'NOT met'}")
 
 
 if __name__ == "__main__":

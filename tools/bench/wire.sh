@@ -36,6 +36,18 @@
 # function's share of all samples and of the poller's, by itself and with
 # what it calls: tools/bench/profile.py; the figures are then not
 # comparable with a run without it).
+#
+# WIRE_PLACE_REPS (environment, default 2; 0: none): then the same three
+# rows again with the receive placed, not hashed: the benchmark pinned to
+# CPU 0 and each end's receive (its veth's RPS) steered either to CPU 0,
+# the benchmark's ("app"), or to CPU 1 ("oth": rxe's idle CPU, softhca's
+# poller's, which leaves the benchmark's CPU), all four combinations, as
+# records of case wire_place_* with a "place" field (the first end's
+# receive, shw2's or rxw0's, then the second's).  Hashed, each run draws
+# a placement: rxe's RC SEND was 22-29 us in some runs and 57-105 in
+# others of one guest, and a guest's median of five then depended on
+# the draw (its ratio 0.30-0.92 across three guests); placed, the figure
+# of each combination repeats (Documentation/performance.rst).
 cd "$(dirname "$0")/../.." || exit 1
 . selftests/lib.sh
 out=${1:-build/bench/wire.jsonl}
@@ -156,8 +168,9 @@ perf() {
 		[ -n "${WIRE_PROFILE:-}" ] &&
 			prof="command perf record -q -a -g -e cpu-clock -o $WIRE_PROFILE.$name.$side.data --"
 		# shellcheck disable=SC2086
-		if $prof timeout 300 "$prog" "$@" $ends --json > build/bench/wire.out; then
-			sed "s/^{/{\"case\":\"$name\",\"device\":\"$side\",\"rep\":$rep,/" build/bench/wire.out >> "$out"
+		if $prof timeout 300 $pin "$prog" "$@" $ends --json > build/bench/wire.out; then
+			sed "s|^{|{\"case\":\"$name\",\"device\":\"$side\",\"rep\":$rep,${place:+\"place\":\"$place\",}|" build/bench/wire.out >> "$out" ||
+				wfailed=$((wfailed + 1))
 		else
 			echo "bench wire: $name on $side failed" >&2
 			wfailed=$((wfailed + 1))
@@ -221,6 +234,7 @@ row() {
 	return 1
 }
 
+pin='' place=''
 rep=1
 while [ "$rep" -le "${WIRE_REPS:-5}" ]; do
 	row lat && perf wire_lat_send send_lat -s 64 -n 5000
@@ -231,6 +245,36 @@ while [ "$rep" -le "${WIRE_REPS:-5}" ]; do
 	row bw && perf wire_bw_write write_bw -s 1M -n 100
 	rep=$((rep + 1))
 done
+# rps NS IF CPU: IF's receive (RPS) on CPU only ("-": init_net).
+rps() {
+	rps_set="echo $(printf '%x' $((1 << $3))) > /sys/class/net/$2/queues/rx-0/rps_cpus"
+	if [ "$1" = - ]; then sh -c "$rps_set"; else ip netns exec "$1" sh -c "$rps_set"; fi
+}
+
+# The placed rows (WIRE_PLACE_REPS above).  CPU 1 stands for "the other
+# CPU": with more than two, the poller may settle on yet another one.
+if [ "$(nproc)" -lt 2 ] || [ "${WIRE_PLACE_REPS:-2}" -eq 0 ]; then
+	[ "$(nproc)" -ge 2 ] || echo "bench wire: one CPU, no placed rows" >&2
+else
+	pin="taskset -c 0"
+	rep=1
+	while [ "$rep" -le "${WIRE_PLACE_REPS:-2}" ]; do
+		for place in app/app app/oth oth/app oth/oth; do
+			a=0 b=0
+			[ "${place%/*}" = oth ] && a=1
+			[ "${place#*/}" = oth ] && b=1
+			{ rps bwn2 wa0 $a && rps bwn3 wa1 $b && rps - xv0 $a &&
+				rps - xv1 $b; } || { wfailed=$((wfailed + 1)); continue; }
+			row lat && perf wire_place_lat_send send_lat -s 64 -n 5000
+			row rate && perf wire_place_rate_write write_bw -s 64 -n 50000
+			row bw && perf wire_place_bw_write write_bw -s 1M -n 100
+		done
+		rep=$((rep + 1))
+	done
+	pin='' place=''
+	{ rss wa0 bwn2 && rss wa1 bwn3 && rss xv0 && rss xv1; } || wfailed=$((wfailed + 1))
+fi
+
 if [ -n "${WIRE_ROWS:-}" ]; then
 	: # the softhca-perf rows asked for only
 elif command -v ib_send_lat > /dev/null; then
