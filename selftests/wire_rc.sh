@@ -400,18 +400,25 @@ quiet_late() {
 # waiting for the answer its signaled SEND asked for was given back to
 # the doorbell at once, so the post after it rang it: 0.035-0.056 system
 # calls a hop (2026-11-27); kept watched for its idle budget since,
-# 0.001-0.004 in a guest alone on its host, 0.013 in make check beside
-# the debug kernel's guest (hops slowed past the idle budget give the QP
-# back too).  Fails at 0.025 and above.
+# 0.001-0.004 in a guest alone on its host, 0.013 and 0.028 in make check
+# beside the debug kernel's guest: hops slowed past the idle budget give
+# the QP back too (the host deschedules the benchmark's vCPU), and beside
+# another guest one module's runs went from 0.005 to 0.077, with two CPU
+# hogs on the host to 0.37 (2026-11-28).  A run under the threshold
+# passes; only three runs at 0.025 and above, as the regression made in
+# every run, fail.
 nosys() {
 	perf_from "$2" "$3" || return
-	ns_o=$("$perf" send_lat -s 64 -n 5000 --json -g "$pf_g" -d "$2" -D "$4") ||
-		{ echo "softhca-perf send_lat failed"; return 1; }
-	ns_s=$(echo "$ns_o" | sed -n 's/.*"syscalls_per_op":\([0-9.]*\).*/\1/p')
-	[ -n "$ns_s" ] || { echo "no syscalls_per_op in: $ns_o"; return 1; }
-	echo "NOTE: $1: $ns_s system calls a hop"
-	awk -v s="$ns_s" 'BEGIN { exit !(s < 0.025) }' ||
-		{ echo "$ns_s system calls a hop (a doorbell a signaled SEND?)"; return 1; }
+	for ns_try in 1 2 3; do
+		ns_o=$("$perf" send_lat -s 64 -n 5000 --json -g "$pf_g" -d "$2" -D "$4") ||
+			{ echo "softhca-perf send_lat failed"; return 1; }
+		ns_s=$(echo "$ns_o" | sed -n 's/.*"syscalls_per_op":\([0-9.]*\).*/\1/p')
+		[ -n "$ns_s" ] || { echo "no syscalls_per_op in: $ns_o"; return 1; }
+		echo "NOTE: $1: $ns_s system calls a hop (run $ns_try)"
+		awk -v s="$ns_s" 'BEGIN { exit !(s < 0.025) }' && return 0
+	done
+	echo "$ns_s system calls a hop in three runs (a doorbell a signaled SEND?)"
+	return 1
 }
 
 # at_once NAME SDEV SADDR PDEV: softhca-perf's RC SEND ping-pong with
