@@ -629,11 +629,8 @@ int softhca_icrc_check_hdrs(struct sk_buff *skb, const void *hdrs)
 	err = softhca_icrc_skb(skb, hdrs, &icrc);
 	if (err)
 		return err;
-	if (!skb_is_nonlinear(skb))
-		memcpy(&wire, skb_tail_pointer(skb) - SOFTHCA_ICRC_LEN,
-		       sizeof(wire));
-	else if (skb_copy_bits(skb, skb->len - SOFTHCA_ICRC_LEN, &wire,
-			       sizeof(wire)))
+	if (skb_copy_bits(skb, skb->len - SOFTHCA_ICRC_LEN, &wire,
+			  sizeof(wire)))
 		return -EINVAL;
 	return icrc == wire ? 0 : -EBADMSG;
 }
