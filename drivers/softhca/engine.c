@@ -485,14 +485,6 @@ static int softhca_poller_pass(struct softhca_poller *p, u64 now)
 		 */
 		n = softhca_req_pending(qp) ?
 		    softhca_req_try_run(qp, softhca_engine.qp_budget) : 0;
-		/*
-		 * Busy: a doorbell or a softirq runs it, so nothing for
-		 * this pass, and no work of ours, as when the poller
-		 * waited for the lock and found the work done: a lent
-		 * poller beside such doorbells naps rather than spins.
-		 */
-		if (n == -EBUSY)
-			n = 0;
 		if (n) {
 			qp->last_work = p->spun;
 			work += n;

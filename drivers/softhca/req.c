@@ -49,10 +49,10 @@
  * them in qp->req.cache across its runs (softhca_req_try_run(), which
  * takes sq.lock by trylock: a QP another runs is theirs for that pass;
  * a hop of a ping-pong then costs no lookup at all) and is the only
- * thread that touches that cache: it
- * lets go of an entry whose QP is dying or whose MR is dead at its next
- * pass, and of all of them when it stops watching the QP, so a
- * destroy_qp or dereg_mr waits one pass at most for them.
+ * thread that touches that cache: it lets go of an entry whose QP is
+ * dying or whose MR is dead at its next pass, and of all of them when it
+ * stops watching the QP, so a destroy_qp or dereg_mr waits one pass at
+ * most for them.
  *
  * Errors that move QPs to ERR (ours, or the responder's for a NAK) are
  * carried out after sq.lock is dropped: the flush takes the queue locks
@@ -727,14 +727,16 @@ int softhca_req_run(struct softhca_qp *qp, u32 budget)
  *
  * A doorbell (the poller lent its QPs, or the QP was given back) or a
  * receive softirq taking an answer may hold sq.lock: they run the QP
- * meanwhile, and the poller's next pass looks again.  Spinning for the
+ * meanwhile, so this pass makes no progress on it, as when the poller
+ * waited for the lock and found the work done (a lent poller then naps
+ * rather than spins), and the next pass looks again.  Spinning for the
  * lock instead kept BHs off on the poller's CPU for the whole of the
  * doorbell's run, and with them the receive of the very packets that
  * run sent (a 64 B WRITE stream: a tenth of the poller's time spent
  * there, on two vCPUs).
  *
  * Context: process context, no softhca lock held.
- * Return: the steps that made progress; -EBUSY if the lock was held.
+ * Return: the steps that made progress; 0 if the lock was held.
  */
 int softhca_req_try_run(struct softhca_qp *qp, u32 budget)
 {
@@ -744,7 +746,7 @@ int softhca_req_try_run(struct softhca_qp *qp, u32 budget)
 	if (!qp->sq.ring.entries || READ_ONCE(qp->dying))
 		return 0;
 	if (!spin_trylock_bh(&qp->sq.lock))
-		return -EBUSY;
+		return 0;
 	work = softhca_req_steps(qp, budget, &out);
 	spin_unlock_bh(&qp->sq.lock);
 	softhca_req_after(qp, &out);
