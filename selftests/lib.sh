@@ -136,15 +136,16 @@ veth_up() {
 	ip link set "$1" up && ip link set "$2" up && rss "$1" && rss "$2"
 }
 
-# rss IF [NS]: what IF (in namespace NS) receives goes to a CPU chosen
-# by the flow's hash (RPS over every CPU), as a NIC's RSS steers it.
+# rss IF [NS [MASK]]: what IF (in namespace NS, "" for this one)
+# receives goes to a CPU chosen by the flow's hash (RPS over every CPU,
+# or over the CPUs of the hex MASK), as a NIC's RSS steers it.
 # Without it a veth queues each packet on the backlog of the CPU that
 # sent it, so a flow whose sender moves between CPUs (a QP's WQEs sent
 # by its poller, the next ones inline by a doorbell) can arrive out of
 # order: UC then drops the message (the UC tests saw it under TCG), RC
 # sends again.  A link keeps a flow in order; so do the tests' wires.
 rss() {
-	rss_mask=$(printf '%x' $(( (1 << $(nproc)) - 1 )))
+	rss_mask=${3:-$(printf '%x' $(( (1 << $(nproc)) - 1 )))}
 	rss_set="for q in /sys/class/net/$1/queues/rx-*/rps_cpus; do echo $rss_mask > \$q || exit 1; done"
 	if [ -n "$2" ]; then
 		ip netns exec "$2" sh -c "$rss_set"

@@ -39,9 +39,10 @@
 #
 # WIRE_PLACE_REPS (environment, default 2; 0: none): then the same three
 # rows again with the receive placed, not hashed: the benchmark pinned to
-# CPU 0 and each end's receive (its veth's RPS) steered either to CPU 0,
-# the benchmark's ("app"), or to CPU 1 ("oth": rxe's idle CPU, softhca's
-# poller's, which leaves the benchmark's CPU), all four combinations, as
+# CPU 0 and each end's receive (its veth's RPS mask, set by rss) steered
+# either to CPU 0, the benchmark's ("app"), or to CPU 1 ("oth": rxe's
+# idle CPU, softhca's poller's, which leaves the benchmark's CPU), all
+# four combinations, as
 # records of case wire_place_* with a "place" field (the first end's
 # receive, shw2's or rxw0's, then the second's).  Hashed, each run draws
 # a placement: rxe's RC SEND was 22-29 us in some runs and 57-105 in
@@ -245,12 +246,6 @@ while [ "$rep" -le "${WIRE_REPS:-5}" ]; do
 	row bw && perf wire_bw_write write_bw -s 1M -n 100
 	rep=$((rep + 1))
 done
-# rps NS IF CPU: IF's receive (RPS) on CPU only ("-": init_net).
-rps() {
-	rps_set="echo $(printf '%x' $((1 << $3))) > /sys/class/net/$2/queues/rx-0/rps_cpus"
-	if [ "$1" = - ]; then sh -c "$rps_set"; else ip netns exec "$1" sh -c "$rps_set"; fi
-}
-
 # The placed rows (WIRE_PLACE_REPS above).  CPU 1 stands for "the other
 # CPU": with more than two, the poller may settle on yet another one.
 if [ "$(nproc)" -lt 2 ] || [ "${WIRE_PLACE_REPS:-2}" -eq 0 ]; then
@@ -260,11 +255,12 @@ else
 	rep=1
 	while [ "$rep" -le "${WIRE_PLACE_REPS:-2}" ]; do
 		for place in app/app app/oth oth/app oth/oth; do
-			a=0 b=0
-			[ "${place%/*}" = oth ] && a=1
-			[ "${place#*/}" = oth ] && b=1
-			{ rps bwn2 wa0 $a && rps bwn3 wa1 $b && rps - xv0 $a &&
-				rps - xv1 $b; } || { wfailed=$((wfailed + 1)); continue; }
+			# RPS masks: 1 is CPU 0, 2 CPU 1.
+			a=1 b=1
+			[ "${place%/*}" = oth ] && a=2
+			[ "${place#*/}" = oth ] && b=2
+			{ rss wa0 bwn2 $a && rss wa1 bwn3 $b && rss xv0 "" $a &&
+				rss xv1 "" $b; } || { wfailed=$((wfailed + 1)); continue; }
 			row lat && perf wire_place_lat_send send_lat -s 64 -n 5000
 			row rate && perf wire_place_rate_write write_bw -s 64 -n 50000
 			row bw && perf wire_place_bw_write write_bw -s 1M -n 100
