@@ -13,6 +13,7 @@
  * debugfs log of a case (what selftests/kunit.sh reads) holds 512 bytes,
  * and a case whose failures overflow it loses its own result line.
  */
+#include <asm/unaligned.h>
 #include <crypto/hash.h>
 #include <kunit/test.h>
 #include <linux/crc32.h>
@@ -1142,6 +1143,64 @@ static void rxe_frames_skb(struct kunit *test)
 }
 
 /*
+ * IPv4 options (softhca never sends them; a peer's stack might): the
+ * ICRC covers them where the IHL says, between the IP and UDP headers.
+ * Each IPv4 frame of rxe's with 4, 8 and 40 bytes of options put in
+ * (NOPs, then a byte pattern): softhca_icrc_fill() writes what the slow
+ * reference computes, and the skb paths agree with it.
+ */
+static void rxe_frames_ip_options(struct kunit *test)
+{
+	static const int want[6] = { 0, -EBADMSG, 0, 0, -EBADMSG, 0 };
+	static const u32 opts[] = { 4, 8, 40 };
+	int i, j, k, res[6];
+
+	for (i = 0; i < ARRAY_SIZE(roce_frames); i++) {
+		const struct roce_frame *fr = &roce_frames[i];
+		const u8 *ip = fr->data + ETH_LEN;
+		u32 iplen = fr->len - ETH_LEN, tot, o;
+		struct softhca_roce_pkt p;
+		__le32 icrc;
+		u8 *b;
+
+		if (fr->v6)
+			continue;
+		KUNIT_ASSERT_EQ(test, l3_len(ip), 20U);
+		for (j = 0; j < ARRAY_SIZE(opts); j++) {
+			o = opts[j];
+			b = kunit_kmalloc(test, iplen + o, GFP_KERNEL);
+			KUNIT_ASSERT_NOT_NULL(test, b);
+			memcpy(b, ip, 20);
+			for (k = 0; k < o; k++)
+				b[20 + k] = k < 2 ? 1 : 0x30 + k;
+			memcpy(b + 20 + o, ip + 20, iplen - 20);
+			b[0] = 0x40 | (20 + o) / 4;
+			tot = get_unaligned_be16(ip + 2) + o;
+			put_unaligned_be16(tot, b + 2);
+			KUNIT_ASSERT_EQ_MSG(test, softhca_roce_frame(b, iplen + o, &p),
+					    0, "%s +%u", fr->name, o);
+			/* the reference differs from the frame without options */
+			icrc = ref_icrc(test, b, iplen + o);
+			KUNIT_ASSERT_NE(test, le32_to_cpu(icrc),
+					le32_to_cpu(ref_icrc(test, ip, iplen)));
+			KUNIT_ASSERT_EQ(test, softhca_icrc_fill(b, iplen + o), 0);
+			KUNIT_ASSERT_EQ_MSG(test,
+					    le32_to_cpu(softhca_icrc_frame(b, iplen + o)),
+					    le32_to_cpu(icrc), "%s +%u", fr->name, o);
+			KUNIT_ASSERT_EQ(test, memcmp(b + iplen + o - 4, &icrc, 4), 0);
+			/* skbs: headers linear (the receive path's), and all */
+			for (k = 0; k < 2; k++) {
+				frame_skb_checks(test, b, iplen + o, 20 + o,
+						 k ? iplen + o : 28 + o, p.payload,
+						 res);
+				KUNIT_ASSERT_EQ(test, memcmp(res, want, sizeof(want)), 0);
+			}
+			kunit_kfree(test, b);
+		}
+	}
+}
+
+/*
  * The two implementations of the ICRC's bulk (icrc.c) agree with each
  * other and with crc32_le() at every length and alignment around the
  * shash's 64-byte steps, and the running value carries across pieces
@@ -1201,6 +1260,7 @@ static struct kunit_case softhca_roce_hdr_cases[] = {
 	KUNIT_CASE(rxe_frames_rebuild),
 	KUNIT_CASE(rxe_frames_bitflips),
 	KUNIT_CASE(rxe_frames_skb),
+	KUNIT_CASE(rxe_frames_ip_options),
 	KUNIT_CASE(icrc_impls_agree),
 	{}
 };
