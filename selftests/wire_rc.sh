@@ -511,6 +511,40 @@ dead() {
 	pair "$UCW" 'RETRY_EXC_ERR\|retry counter' "$@" -R -E -s 64
 }
 
+# reroute NAME SNS SDEV SADDR CNS CDEV CADDR HOST PORT: 300 SENDs of
+# 64 B, one every 10 ms (local ACK timeout 0.54 s), and once 20 have gone,
+# the client's namespace routes the server's GID address for half a
+# second through a gateway on the link that nobody answers for (a route
+# more specific than the subnet's; a blackhole would not do for IPv4: a
+# lookup bound to the netdev that finds one assumes the destination is
+# on the link).  A route kept between packets (net.c) must not outlive
+# either change: the sends of that half second go to the gateway and are
+# lost, the retries (tx_retransmits) carry them once the route is gone,
+# and every SEND arrives.  A route kept past the change would have
+# taken them straight to the server: nothing retransmitted.
+reroute() {
+	cd_=$6 pl=32 gw=${4%.*}.99
+	case $4 in *:*) pl=128 gw=${4%:*}:0099 ;; esac
+	r0=$(hwc "$cd_" tx_retransmits) p0=$(hwc "$cd_" tx_packets)
+	(
+		n=0
+		while [ $(($(hwc "$cd_" tx_packets) - p0)) -lt 20 ] && [ $n -lt 300 ]; do
+			sleep 0.1
+			n=$((n + 1))
+		done
+		inns "$5" ip route add "$4/$pl" via "$gw" && sleep 0.5 &&
+			inns "$5" ip route del "$4/$pl" via "$gw"
+	) &
+	bh=$!
+	pair "$UCW" 'end mark sent' "$@" -R -T 17 -s 64 -S 300 -Q 2 -Z 10000
+	rc=$?
+	wait $bh || { echo "the route could not be set and removed"; return 1; }
+	[ $rc = 0 ] || return 1
+	r=$(($(hwc "$cd_" tx_retransmits) - r0))
+	echo "NOTE: $1: $r retransmitted"
+	[ $r -gt 0 ] || { echo "nothing retransmitted: a route kept past the change"; return 1; }
+}
+
 # Nothing refused nor malformed in the loss-free points.
 counted() {
 	for d in shw1 shw2 shw3; do
@@ -686,6 +720,10 @@ t "wire_rc: RDMA READ under 5% loss of softhca's responses to rxe, up to 100000 
 t "wire_rc: rough wire, rxe requester, softhca responder, atomics, sum exact" \
 	rxe rough at_check - wr0 wns1 wr1 rough_at_rxe_sh shw1 \
 	wns1 shw1 10.77.0.2 - rxe0 10.77.0.1 10.77.0.2 19045 -n 200
+t "wire_rc: the route changes mid-stream (a dead gateway for 0.5 s): no route kept past it, softhca <-> softhca" \
+	reroute reroute_sh_sh wns2 shw2 10.78.0.1 wns3 shw3 10.78.0.2 10.78.0.1 18972
+t "wire_rc: the route changes mid-stream (IPv6), softhca -> rxe" \
+	rxe reroute reroute_sh_rxe6 - rxe0 $V6A wns1 shw1 $V6B 10.77.0.1 18973
 t "wire_rc: a dead peer (QP destroyed): RETRY_EXC_ERR, softhca -> softhca" \
 	dead dead_sh_sh wns2 shw2 10.78.0.1 wns3 shw3 10.78.0.2 10.78.0.1 18970
 t "wire_rc: a dead peer (QP destroyed): RETRY_EXC_ERR, softhca -> rxe" \

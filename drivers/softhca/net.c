@@ -225,6 +225,98 @@ static __be32 softhca_gid_v4(const union ib_gid *gid)
 	return a;
 }
 
+/**
+ * struct softhca_route_pc - one CPU's entry of a struct softhca_route
+ * @dst: the route, a reference held; NULL: none yet
+ * @cookie: the IPv6 route's serial number (its dst check); 0 for IPv4
+ * @sgid: the source it was looked up for
+ * @dgid: the destination
+ * @tclass: the TOS (IPv4 routes depend on it)
+ */
+struct softhca_route_pc {
+	struct dst_entry *dst;
+	u32 cookie;
+	u8 tclass;
+	union ib_gid sgid;
+	union ib_gid dgid;
+};
+
+/**
+ * softhca_route_init - a QP's route cache, empty
+ * @r: the cache
+ *
+ * Context: process, may sleep.  Return: 0; -ENOMEM.
+ */
+int softhca_route_init(struct softhca_route *r)
+{
+	r->pc = alloc_percpu(struct softhca_route_pc);
+	return r->pc ? 0 : -ENOMEM;
+}
+
+/**
+ * softhca_route_destroy - let go of what a route cache holds
+ * @r: the cache (initialised or all zero); nothing sends through it now
+ */
+void softhca_route_destroy(struct softhca_route *r)
+{
+	int cpu;
+
+	if (!r->pc)
+		return;
+	for_each_possible_cpu(cpu)
+		dst_release(per_cpu_ptr(r->pc, cpu)->dst);
+	free_percpu(r->pc);
+	r->pc = NULL;
+}
+
+/*
+ * The route kept for @p on this CPU, a reference taken, if it was looked
+ * up for @p's addresses and TOS and nothing in the namespace's routing
+ * changed since (the dst's check, as a dst_cache makes it); else NULL.
+ * Context: BHs off (every sender's: the requester under sq.lock, the
+ * responder in softirq or with BHs disabled); @p's source address set
+ * (a lookup may choose one, the kept route would not).
+ */
+static struct dst_entry *softhca_route_get(const struct softhca_path *p)
+{
+	struct softhca_route_pc *pc;
+	struct dst_entry *dst;
+
+	if (!p->route || !p->route->pc || WARN_ON_ONCE(!in_softirq()))
+		return NULL;
+	pc = this_cpu_ptr(p->route->pc);
+	dst = pc->dst;
+	if (!dst || pc->tclass != p->tclass ||
+	    memcmp(&pc->dgid, &p->dgid, sizeof(pc->dgid)) ||
+	    memcmp(&pc->sgid, &p->sgid, sizeof(pc->sgid)))
+		return NULL;
+	if (unlikely(dst->obsolete && !dst->ops->check(dst, pc->cookie))) {
+		pc->dst = NULL;
+		dst_release(dst);
+		return NULL;
+	}
+	dst_hold(dst);
+	return dst;
+}
+
+/* Keep @dst (the caller's reference stays the caller's) for @p.  BHs off. */
+static void softhca_route_set(const struct softhca_path *p,
+			      struct dst_entry *dst, u32 cookie)
+{
+	struct softhca_route_pc *pc;
+
+	if (!p->route || !p->route->pc || !in_softirq())
+		return;
+	pc = this_cpu_ptr(p->route->pc);
+	dst_hold(dst);
+	dst_release(pc->dst);
+	pc->dst = dst;
+	pc->cookie = cookie;
+	pc->tclass = p->tclass;
+	pc->sgid = p->sgid;
+	pc->dgid = p->dgid;
+}
+
 /*
  * Route, then the IPv4 header; the ICRC is the caller's.  @segs IDs are
  * taken: a GSO skb's segments are numbered from the one in its header.
@@ -240,13 +332,19 @@ static int softhca_net_ip4(struct net *net, struct net_device *ndev,
 		.daddr = softhca_gid_v4(&p->dgid),
 		.saddr = softhca_gid_v4(&p->sgid),
 	};
+	struct dst_entry *dst = fl4.saddr ? softhca_route_get(p) : NULL;
 	struct rtable *rt;
 	struct iphdr *iph;
 
-	rt = ip_route_output_key(net, &fl4);
-	if (IS_ERR(rt))
-		return PTR_ERR(rt);
-	skb_dst_set(skb, &rt->dst);
+	if (!dst) {
+		rt = ip_route_output_key(net, &fl4);
+		if (IS_ERR(rt))
+			return PTR_ERR(rt);
+		dst = &rt->dst;
+		if (fl4.saddr == softhca_gid_v4(&p->sgid))
+			softhca_route_set(p, dst, 0);
+	}
+	skb_dst_set(skb, dst);
 
 	iph = skb_push(skb, sizeof(*iph));
 	skb_reset_network_header(skb);
@@ -274,14 +372,21 @@ static int softhca_net_ip6(struct net *net, struct net_device *ndev,
 		.flowi6_oif = ndev->ifindex,
 		.flowi6_proto = IPPROTO_UDP,
 	};
-	struct dst_entry *dst;
+	struct dst_entry *dst = NULL;
 	struct ipv6hdr *ip6h;
 
 	memcpy(&fl6.daddr, p->dgid.raw, sizeof(fl6.daddr));
 	memcpy(&fl6.saddr, p->sgid.raw, sizeof(fl6.saddr));
-	dst = ip6_dst_lookup_flow(net, NULL, &fl6, NULL);
-	if (IS_ERR(dst))
-		return PTR_ERR(dst);
+	if (!ipv6_addr_any(&fl6.saddr))
+		dst = softhca_route_get(p);
+	if (!dst) {
+		dst = ip6_dst_lookup_flow(net, NULL, &fl6, NULL);
+		if (IS_ERR(dst))
+			return PTR_ERR(dst);
+		if (!ipv6_addr_any((const struct in6_addr *)p->sgid.raw))
+			softhca_route_set(p, dst,
+					  rt6_get_cookie((struct rt6_info *)dst));
+	}
 	skb_dst_set(skb, dst);
 
 	ip6h = skb_push(skb, sizeof(*ip6h));

@@ -22,9 +22,32 @@ struct softhca_dev;
 	(LL_MAX_HEADER + sizeof(struct ipv6hdr) + sizeof(struct udphdr))
 
 /**
+ * struct softhca_route - the routes a QP's packets took last, per CPU
+ * @pc: each CPU's (struct softhca_route_pc, net.c); NULL: none kept
+ *
+ * A connected QP sends every packet to one peer, and looking its route
+ * up again per packet (ip_route_output_key(): the FIB, its lookup
+ * locks) is what the kernel's tunnels spare themselves with a dst_cache.
+ * This is one keyed by the addresses it was looked up for, so any path
+ * may use it: another peer's (a UD QP's next datagram, a path changed by
+ * modify_qp) replaces the entry.  A routing change anywhere in the
+ * namespace makes the entry stale (the dst's check), and the next packet
+ * looks the route up again.  Each CPU's entry is used with BHs off, so
+ * a softirq sending on the same CPU does not interleave.
+ */
+struct softhca_route {
+	struct softhca_route_pc __percpu *pc;
+};
+
+int softhca_route_init(struct softhca_route *r);
+void softhca_route_destroy(struct softhca_route *r);
+
+/**
  * struct softhca_path - the network ends of a packet
  * @sgid: our GID (a RoCEv2 GID of the device: IPv4-mapped or IPv6)
  * @dgid: the peer's GID
+ * @route: where the route is kept between packets (the sending QP's);
+ *	NULL: looked up for this packet only
  * @sport: the UDP source port (RoCEv2: 0xC000 | a flow hash; receivers
  *	ignore it, switches spread flows by it)
  * @tclass: IPv4 TOS / IPv6 traffic class
@@ -33,6 +56,7 @@ struct softhca_dev;
 struct softhca_path {
 	union ib_gid sgid;
 	union ib_gid dgid;
+	struct softhca_route *route;
 	__be16 sport;
 	u8 tclass;
 	u8 hop_limit;

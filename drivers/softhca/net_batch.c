@@ -118,6 +118,16 @@ static u32 softhca_txb_crc(struct page *const *pages, u32 off, u32 len,
 	return crc;
 }
 
+/* Field by field: the struct has padding. */
+static bool softhca_path_same(const struct softhca_path *a,
+			      const struct softhca_path *b)
+{
+	return !memcmp(&a->sgid, &b->sgid, sizeof(a->sgid)) &&
+	       !memcmp(&a->dgid, &b->dgid, sizeof(a->dgid)) &&
+	       a->route == b->route && a->sport == b->sport &&
+	       a->tclass == b->tclass && a->hop_limit == b->hop_limit;
+}
+
 /* Pages for @len more bytes.  Return: 0; -ENOMEM. */
 static int softhca_txb_room(struct softhca_txb *b, u32 len)
 {
@@ -190,7 +200,7 @@ int softhca_txb_add(struct softhca_dev *sdev, struct softhca_txb *b,
 	plen = hdr_len + len + (-len & 3) + SOFTHCA_ICRC_LEN;
 	if (b->n && (b->last != b->seg || plen > b->seg ||
 		     b->len - b->start + plen > SOFTHCA_TXB_BYTES ||
-		     memcmp(&b->path, path, sizeof(*path))))
+		     !softhca_path_same(&b->path, path)))
 		softhca_txb_flush(sdev, b);
 	err = softhca_txb_room(b, plen);
 	if (err)

@@ -139,6 +139,8 @@ static int softhca_qp_alloc_engine(struct softhca_qp *qp,
 {
 	u32 rstride = 0, rsge = 0;
 
+	if (softhca_route_init(&qp->wire.route))
+		return -ENOMEM;
 	if (qp->sq.ring.entries) {
 		qp->req.wqe = kzalloc(qp->sq.ring.stride, GFP_KERNEL);
 		qp->req.segs = kcalloc(qp->sq.max_sge + 1,
@@ -180,6 +182,7 @@ static void softhca_qp_free_engine(struct softhca_qp *qp)
 	/* READ responses a chunk left behind (nothing queues them now). */
 	__skb_queue_purge(&qp->wire.rd_q);
 	softhca_txb_release(&qp->wire.txb);
+	softhca_route_destroy(&qp->wire.route);
 	softhca_wire_atm_free(qp);
 }
 

@@ -549,6 +549,8 @@ struct softhca_resp {
  *	(it holds the local MR references then, the completer never does)
  * @txb: the requester's packets not yet sent (net_batch.c): empty
  *	whenever sq.lock is free (sq.lock)
+ * @route: the routes its packets took last, requests and answers alike
+ *	(net.c: per CPU, used with BHs off)
  */
 struct softhca_wire_qp {
 	union ib_gid sgid;
@@ -597,6 +599,7 @@ struct softhca_wire_qp {
 	struct list_head tx_jobs;
 	struct work_struct tx_work;
 	struct softhca_txb txb;
+	struct softhca_route route;
 };
 
 /**

@@ -106,6 +106,7 @@ static enum softhca_ack softhca_wire_send_ud(struct softhca_qp *qp,
 	struct softhca_path path = {
 		.sgid = dest->sgid,
 		.dgid = dest->dgid,
+		.route = &qp->wire.route,
 		.sport = softhca_seq_sport(qp->ibqp.qp_num, dest->qpn),
 	};
 

@@ -112,6 +112,7 @@ bool softhca_wire_send_pkts(struct softhca_qp *qp, struct softhca_dest *dest,
 	struct softhca_path path = {
 		.sgid = qp->wire.sgid,
 		.dgid = qp->wire.dgid,
+		.route = &qp->wire.route,
 		.sport = qp->wire.sport,
 	};
 	struct softhca_roce_fields f = {

@@ -395,6 +395,7 @@ void softhca_wire_rc_request(struct softhca_qp *qp, struct softhca_dest *dest,
 	struct softhca_path path = {
 		.sgid = w->sgid,
 		.dgid = w->dgid,
+		.route = &w->route,
 		.sport = w->sport,
 	};
 

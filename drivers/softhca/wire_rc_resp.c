@@ -140,6 +140,7 @@ static void softhca_rc_send_reply(struct softhca_dev *sdev,
 	struct softhca_path path = {
 		.sgid = r->sgid,
 		.dgid = r->dgid,
+		.route = &qp->wire.route,
 		.sport = softhca_seq_sport(qp->ibqp.qp_num, dqpn),
 	};
 
@@ -172,6 +173,7 @@ static bool softhca_rc_send_read(struct softhca_dev *sdev,
 	struct softhca_path path = {
 		.sgid = r->sgid,
 		.dgid = r->dgid,
+		.route = &qp->wire.route,
 		.sport = softhca_seq_sport(qp->ibqp.qp_num, dqpn),
 	};
 	struct softhca_txb b = {};	/* the responses, batched */
