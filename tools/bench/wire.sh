@@ -49,6 +49,7 @@
 # others of one guest, and a guest's median of five then depended on
 # the draw (its ratio 0.30-0.92 across three guests); placed, the figure
 # of each combination repeats (Documentation/performance.rst).
+# WIRE_PLACES (environment): only these placements, e.g. "app/oth".
 cd "$(dirname "$0")/../.." || exit 1
 . selftests/lib.sh
 out=${1:-build/bench/wire.jsonl}
@@ -254,7 +255,7 @@ else
 	pin="taskset -c 0"
 	rep=1
 	while [ "$rep" -le "${WIRE_PLACE_REPS:-2}" ]; do
-		for place in app/app app/oth oth/app oth/oth; do
+		for place in ${WIRE_PLACES:-app/app app/oth oth/app oth/oth}; do
 			# RPS masks: 1 is CPU 0, 2 CPU 1.
 			a=1 b=1
 			[ "${place%/*}" = oth ] && a=2
