@@ -152,9 +152,8 @@ def main(path):
     ]
     for label, key, op, want in checks:
         q = ratio.get(key, (None,))[0]
-        ok = q is not None and (q <= want if op == "<=" else q >= want)
         print(f"  {label:<32} softhca/rxe = {fmt(q):>7}  target {op} {want:<5}"
-              f" {'met' if ok else 'NOT met'}")
+              f" {met(q, op, want)}")
     q, sh, rx = ratio.get(("lat_send", 64), (None, None, None))
     if reload and sh and rx:
         hops = [sh["t_median_us"]] + reload
@@ -172,14 +171,13 @@ def main(path):
     for key in (("lat_send", 64), ("rate_write", 64), ("bw_write", 1048576)):
         sh = ratio.get(key, (None, None))[1]
         s = sh.get("syscalls_per_op") if sh else None
-        ok = s is not None and s < 0.01
         print(f"  {'syscalls/op, ' + key[0] + ' ' + str(key[1]):<32} softhca = {fmt(s):>7}"
-              f"         target ~0     {'met' if ok else 'NOT met'}")
+              f"         target ~0     {met(s, '<', 0.01)}")
     if scaling.get(0) and scaling.get(10000):
         a = statistics.median(scaling[0])
         b = statistics.median(scaling[10000])
         print(f"  {'10,000 idle QPs + 1 active':<32} rate {fmt(b)} vs {fmt(a)} Mpps"
-              f" = {b / a:.3f}  target >= 0.95  {'met' if b / a >= 0.95 else 'NOT met'}")
+              f" = {b / a:.3f}  target >= 0.95  {met(b / a, '>=', 0.95)}")
         print(f"    (medians of {len(scaling[0])} runs each: "
               f"{', '.join(fmt(x) for x in scaling[0])} | "
               f"{', '.join(fmt(x) for x in scaling[10000])})")
@@ -189,6 +187,14 @@ def main(path):
         placed_section(placed)
     if nvme:
         nvme_section(nvme)
+
+
+def met(q, op, want):
+    """'met' or 'NOT met': q (None when not measured) against a target."""
+    if q is None:
+        return "NOT met"
+    ok = {"<": q < want, "<=": q <= want, ">=": q >= want}[op]
+    return "met" if ok else "NOT met"
 
 
 def nvme_section(nvme):
@@ -215,9 +221,8 @@ def nvme_section(nvme):
         print(f"  {case:<20}{unit:<8}{fmt(vs):>10}{fmt(vr):>10}{fmt(q):>8}  {cpu:>18}")
     for label, case, field, want in checks:
         q = result[case]
-        ok = q is not None and q >= want
         print(f"  {label:<32} softhca/rxe = {fmt(q):>7}  target >= {want:<5}"
-              f" {'met' if ok else 'NOT met'}")
+              f" {met(q, '>=', want)}")
 
 
 def wire_targets(ratio, veths):
@@ -233,9 +238,8 @@ def wire_targets(ratio, veths):
     for label, case, size, op, want in checks:
         q = ratio.get(("wire_" + case, size), (None,))[0]
         m = ratio.get(("wire_sh_rxe_" + case, size), (None,))[0]
-        ok = q is not None and (q <= want if op == "<=" else q >= want)
         print(f"  {label:<32} softhca/rxe = {fmt(q):>7}  target {op} {want:<5}"
-              f" {'met' if ok else 'NOT met'}  ({fmt(m)})")
+              f" {met(q, op, want)}  ({fmt(m)})")
     for v in veths:
         print(f"    ({v['pair']}: {v['if0']} sent {v['tx0']} frames,"
               f" {v['if1']} {v['tx1']}, before the loss runs)")
@@ -278,11 +282,9 @@ def placed_section(placed):
             worst = (max if op == "<=" else min)(got.values(), key=lambda v: v[2])
             verdicts.append((label, op, want, best, got[best][2], worst[2]))
     for label, op, want, best, q, w in verdicts:
-        ok = q <= want if op == "<=" else q >= want
-        okw = w <= want if op == "<=" else w >= want
         print(f"  {label:<20} at rxe's best ({best}) {fmt(q):>6} target {op} {want:<4}"
-              f" {'met' if ok else 'NOT met':<8} worst placement {fmt(w):>6}"
-              f" {'met' if okw else 'NOT met'}")
+              f" {met(q, op, want):<8} worst placement {fmt(w):>6}"
+              f" {met(w, op, want)}")
 
 
 if __name__ == "__main__":
