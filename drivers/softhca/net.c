@@ -226,76 +226,56 @@ static __be32 softhca_gid_v4(const union ib_gid *gid)
 }
 
 /**
- * struct softhca_route_pc - one CPU's entry of a struct softhca_route
- * @dst: the route, a reference held; NULL: none yet
- * @cookie: the IPv6 route's serial number (its dst check); 0 for IPv4
- * @sgid: the source it was looked up for
- * @dgid: the destination
- * @tclass: the TOS (IPv4 routes depend on it)
- */
-struct softhca_route_pc {
-	struct dst_entry *dst;
-	u32 cookie;
-	u8 tclass;
-	union ib_gid sgid;
-	union ib_gid dgid;
-};
-
-/**
  * softhca_route_init - a QP's route cache, empty
  * @r: the cache
- *
- * Context: process, may sleep.  Return: 0; -ENOMEM.
  */
-int softhca_route_init(struct softhca_route *r)
+void softhca_route_init(struct softhca_route *r)
 {
-	r->pc = alloc_percpu(struct softhca_route_pc);
-	return r->pc ? 0 : -ENOMEM;
+	spin_lock_init(&r->lock);
+	r->dst = NULL;
 }
 
 /**
- * softhca_route_destroy - let go of what a route cache holds
- * @r: the cache (initialised or all zero); nothing sends through it now
+ * softhca_route_destroy - let go of the route a cache keeps
+ * @r: the cache; nothing sends through it now
  */
 void softhca_route_destroy(struct softhca_route *r)
 {
-	int cpu;
-
-	if (!r->pc)
-		return;
-	for_each_possible_cpu(cpu)
-		dst_release(per_cpu_ptr(r->pc, cpu)->dst);
-	free_percpu(r->pc);
-	r->pc = NULL;
+	dst_release(r->dst);
+	r->dst = NULL;
 }
 
 /*
- * The route kept for @p on this CPU, a reference taken, if it was looked
- * up for @p's addresses and TOS and nothing in the namespace's routing
- * changed since (the dst's check, as a dst_cache makes it); else NULL.
+ * The route kept for @p, a reference taken, if it was looked up for
+ * @p's addresses and TOS and nothing in the namespace's routing changed
+ * since (the dst's check, as a dst_cache makes it); else NULL.
  * Context: BHs off (every sender's: the requester under sq.lock, the
  * responder in softirq or with BHs disabled); @p's source address set
  * (a lookup may choose one, the kept route would not).
  */
 static struct dst_entry *softhca_route_get(const struct softhca_path *p)
 {
-	struct softhca_route_pc *pc;
-	struct dst_entry *dst;
+	struct softhca_route *r = p->route;
+	struct dst_entry *dst, *stale = NULL;
 
-	if (!p->route || !p->route->pc || WARN_ON_ONCE(!in_softirq()))
+	if (!r || WARN_ON_ONCE(!in_softirq()))
 		return NULL;
-	pc = this_cpu_ptr(p->route->pc);
-	dst = pc->dst;
-	if (!dst || pc->tclass != p->tclass ||
-	    memcmp(&pc->dgid, &p->dgid, sizeof(pc->dgid)) ||
-	    memcmp(&pc->sgid, &p->sgid, sizeof(pc->sgid)))
-		return NULL;
-	if (unlikely(dst->obsolete && !dst->ops->check(dst, pc->cookie))) {
-		pc->dst = NULL;
-		dst_release(dst);
-		return NULL;
+	spin_lock(&r->lock);
+	dst = r->dst;
+	if (!dst || r->tclass != p->tclass ||
+	    memcmp(&r->dgid, &p->dgid, sizeof(r->dgid)) ||
+	    memcmp(&r->sgid, &p->sgid, sizeof(r->sgid))) {
+		dst = NULL;
+	} else if (unlikely(dst->obsolete &&
+			    !dst->ops->check(dst, r->cookie))) {
+		stale = dst;
+		r->dst = NULL;
+		dst = NULL;
+	} else {
+		dst_hold(dst);
 	}
-	dst_hold(dst);
+	spin_unlock(&r->lock);
+	dst_release(stale);
 	return dst;
 }
 
@@ -303,18 +283,21 @@ static struct dst_entry *softhca_route_get(const struct softhca_path *p)
 static void softhca_route_set(const struct softhca_path *p,
 			      struct dst_entry *dst, u32 cookie)
 {
-	struct softhca_route_pc *pc;
+	struct softhca_route *r = p->route;
+	struct dst_entry *old;
 
-	if (!p->route || !p->route->pc || !in_softirq())
+	if (!r || !in_softirq())
 		return;
-	pc = this_cpu_ptr(p->route->pc);
 	dst_hold(dst);
-	dst_release(pc->dst);
-	pc->dst = dst;
-	pc->cookie = cookie;
-	pc->tclass = p->tclass;
-	pc->sgid = p->sgid;
-	pc->dgid = p->dgid;
+	spin_lock(&r->lock);
+	old = r->dst;
+	r->dst = dst;
+	r->cookie = cookie;
+	r->tclass = p->tclass;
+	r->sgid = p->sgid;
+	r->dgid = p->dgid;
+	spin_unlock(&r->lock);
+	dst_release(old);
 }
 
 /*

@@ -22,24 +22,35 @@ struct softhca_dev;
 	(LL_MAX_HEADER + sizeof(struct ipv6hdr) + sizeof(struct udphdr))
 
 /**
- * struct softhca_route - the routes a QP's packets took last, per CPU
- * @pc: each CPU's (struct softhca_route_pc, net.c); NULL: none kept
+ * struct softhca_route - the route a QP's packets took last
+ * @lock: the fields below; taken with BHs off (every sender's context)
+ * @dst: the route, a reference held; NULL: none kept
+ * @cookie: the IPv6 route's serial number (its dst check); 0 for IPv4
+ * @tclass: the TOS it was looked up for (IPv4 routes depend on it)
+ * @sgid: the source it was looked up for
+ * @dgid: the destination
  *
  * A connected QP sends every packet to one peer, and looking its route
  * up again per packet (ip_route_output_key(): the FIB, its lookup
  * locks) is what the kernel's tunnels spare themselves with a dst_cache.
- * This is one keyed by the addresses it was looked up for, so any path
+ * This one is keyed by the addresses it was looked up for, so any path
  * may use it: another peer's (a UD QP's next datagram, a path changed by
- * modify_qp) replaces the entry.  A routing change anywhere in the
- * namespace makes the entry stale (the dst's check), and the next packet
- * looks the route up again.  Each CPU's entry is used with BHs off, so
- * a softirq sending on the same CPU does not interleave.
+ * modify_qp) replaces it.  A routing change anywhere in the namespace
+ * makes it stale (the dst's check), and the next packet looks the route
+ * up again.  One entry under a lock, not one per CPU as a dst_cache
+ * keeps: a QP is made often (a per-CPU allocation each time) and sends
+ * from one or two CPUs at once (its requester, its responder's answers).
  */
 struct softhca_route {
-	struct softhca_route_pc __percpu *pc;
+	spinlock_t lock;	/* see above */
+	struct dst_entry *dst;
+	u32 cookie;
+	u8 tclass;
+	union ib_gid sgid;
+	union ib_gid dgid;
 };
 
-int softhca_route_init(struct softhca_route *r);
+void softhca_route_init(struct softhca_route *r);
 void softhca_route_destroy(struct softhca_route *r);
 
 /**

@@ -139,8 +139,6 @@ static int softhca_qp_alloc_engine(struct softhca_qp *qp,
 {
 	u32 rstride = 0, rsge = 0;
 
-	if (softhca_route_init(&qp->wire.route))
-		return -ENOMEM;
 	if (qp->sq.ring.entries) {
 		qp->req.wqe = kzalloc(qp->sq.ring.stride, GFP_KERNEL);
 		qp->req.segs = kcalloc(qp->sq.max_sge + 1,
@@ -201,6 +199,7 @@ static void softhca_qp_init_engine(struct softhca_dev *sdev,
 	spin_lock_init(&qp->wire.ack_lock);
 	__skb_queue_head_init(&qp->wire.rd_q);
 	spin_lock_init(&qp->wire.tx_lock);
+	softhca_route_init(&qp->wire.route);
 	INIT_LIST_HEAD(&qp->wire.tx_jobs);
 	INIT_WORK(&qp->wire.tx_work, softhca_wire_rc_tx_work);
 	hrtimer_init(&qp->retry_timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS_SOFT);

@@ -549,8 +549,8 @@ struct softhca_resp {
  *	(it holds the local MR references then, the completer never does)
  * @txb: the requester's packets not yet sent (net_batch.c): empty
  *	whenever sq.lock is free (sq.lock)
- * @route: the routes its packets took last, requests and answers alike
- *	(net.c: per CPU, used with BHs off)
+ * @route: the route its packets took last, requests and answers alike
+ *	(net.h)
  */
 struct softhca_wire_qp {
 	union ib_gid sgid;
