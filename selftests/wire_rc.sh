@@ -511,6 +511,10 @@ dead() {
 	pair "$UCW" 'RETRY_EXC_ERR\|retry counter' "$@" -R -E -s 64
 }
 
+# sent_since DEV P0 N: DEV has sent at least N packets since its
+# tx_packets read P0.
+sent_since() { [ $(($(hwc "$1" tx_packets) - $2)) -ge "$3" ]; }
+
 # reroute NAME SNS SDEV SADDR CNS CDEV CADDR HOST PORT: 300 SENDs of
 # 64 B, one every 10 ms (local ACK timeout 0.54 s), and once 20 have gone,
 # the client's namespace routes the server's GID address for half a
@@ -527,11 +531,7 @@ reroute() {
 	case $4 in *:*) pl=128 gw=${4%:*}:0099 ;; esac
 	r0=$(hwc "$cd_" tx_retransmits) p0=$(hwc "$cd_" tx_packets)
 	(
-		n=0
-		while [ $(($(hwc "$cd_" tx_packets) - p0)) -lt 20 ] && [ $n -lt 300 ]; do
-			sleep 0.1
-			n=$((n + 1))
-		done
+		wait_for 30 sent_since "$cd_" "$p0" 20
 		inns "$5" ip route add "$4/$pl" via "$gw" && sleep 0.5 &&
 			inns "$5" ip route del "$4/$pl" via "$gw"
 	) &

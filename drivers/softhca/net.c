@@ -315,7 +315,9 @@ static int softhca_net_ip4(struct net *net, struct net_device *ndev,
 		.daddr = softhca_gid_v4(&p->dgid),
 		.saddr = softhca_gid_v4(&p->sgid),
 	};
-	struct dst_entry *dst = fl4.saddr ? softhca_route_get(p) : NULL;
+	/* A lookup may choose the source; a kept route would not. */
+	bool keep = fl4.saddr;
+	struct dst_entry *dst = keep ? softhca_route_get(p) : NULL;
 	struct rtable *rt;
 	struct iphdr *iph;
 
@@ -324,7 +326,7 @@ static int softhca_net_ip4(struct net *net, struct net_device *ndev,
 		if (IS_ERR(rt))
 			return PTR_ERR(rt);
 		dst = &rt->dst;
-		if (fl4.saddr == softhca_gid_v4(&p->sgid))
+		if (keep)
 			softhca_route_set(p, dst, 0);
 	}
 	skb_dst_set(skb, dst);
@@ -357,16 +359,19 @@ static int softhca_net_ip6(struct net *net, struct net_device *ndev,
 	};
 	struct dst_entry *dst = NULL;
 	struct ipv6hdr *ip6h;
+	bool keep;
 
 	memcpy(&fl6.daddr, p->dgid.raw, sizeof(fl6.daddr));
 	memcpy(&fl6.saddr, p->sgid.raw, sizeof(fl6.saddr));
-	if (!ipv6_addr_any(&fl6.saddr))
+	/* As for IPv4: a kept route only for a source given. */
+	keep = !ipv6_addr_any(&fl6.saddr);
+	if (keep)
 		dst = softhca_route_get(p);
 	if (!dst) {
 		dst = ip6_dst_lookup_flow(net, NULL, &fl6, NULL);
 		if (IS_ERR(dst))
 			return PTR_ERR(dst);
-		if (!ipv6_addr_any((const struct in6_addr *)p->sgid.raw))
+		if (keep)
 			softhca_route_set(p, dst,
 					  rt6_get_cookie((struct rt6_info *)dst));
 	}
