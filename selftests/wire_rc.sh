@@ -17,6 +17,8 @@
 #     byte-exact (sums exact), softhca <-> softhca and with rxe.
 #   - A dead peer (its QP destroyed): RETRY_EXC_ERR after the retries,
 #     not a hang.
+#   - The route changes mid-stream (reroute): the route a QP keeps
+#     (net.c) is looked up again, IPv4 and IPv6.
 #   - Quiet messages (wire_rc.c): SENDs signaled one in 8 leave the
 #     others without AckReq (tx_quiet_msgs), with and without loss,
 #     softhca and rxe responders; a quiet SEND left alone asks for its
