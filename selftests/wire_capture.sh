@@ -178,17 +178,23 @@ fuzz() {
 	ip netns exec wns3 timeout 900 python3 "$TOOL_PY" fuzz wa1 "$mac" 10.78.0.2 10.78.0.1 "$TMP/sh.pcap" \
 		"$FRAMES" "$SEED" --target "$targets" --spare "$spare" > "$TMP/fuzz.out" 2>&1 &
 	fz=$!
+	read -r f0 _ < /proc/uptime
 	# Checked RC traffic on other QPs until the fuzzer is done.
-	rounds=0 rc=0
+	rounds=0 rc=0 took=
 	while kill -0 $fz 2>/dev/null || [ $rounds = 0 ]; do
 		rounds=$((rounds + 1))
+		read -r r0 _ < /proc/uptime
 		uc checked live_$rounds wns2 shw2 10.78.0.1 wns3 shw3 10.78.0.2 10.78.0.1 \
 			$((19100 + rounds)) -R -n 10 -s 16384 > "$TMP/live.out" 2>&1 ||
 			{ rc=1; cat "$TMP/live.out"; break; }
+		read -r r1 _ < /proc/uptime
+		took="$took $(( ${r1%.*} - ${r0%.*} ))"
 	done
 	wait $fz
 	frc=$?
+	read -r f1 _ < /proc/uptime
 	cat "$TMP/fuzz.out"
+	echo "NOTE: fuzzer and traffic done in $(( ${f1%.*} - ${f0%.*} )) s; each round of traffic took (s):$took"
 	# The targets may have failed on what they were sent (143: alive
 	# until killed here).
 	kill $vs $vc 2>/dev/null
@@ -197,6 +203,10 @@ fuzz() {
 	wait $vc
 	vcr=$?
 	m=$(moved "$c0")
+	for v in srv:$vsr cli:$vcr; do
+		[ "${v#*:}" = 143 ] ||
+			echo "NOTE: the target ${v%:*} ended by itself: $(tail -1 "$TMP/victim.${v%:*}")"
+	done
 	echo "NOTE: $rounds rounds of checked RC traffic beside the fuzzer; the target pair exited $vsr/$vcr; shw2's counters:$m"
 	[ $frc = 0 ] || { echo "the fuzzer failed ($frc)"; return 1; }
 	[ $rc = 0 ] || return 1
