@@ -203,9 +203,14 @@ fuzz() {
 	wait $vc
 	vcr=$?
 	m=$(moved "$c0")
+	# What a target that ended by itself said (its error, on stderr,
+	# lands before the stdout it flushes at exit).
 	for v in srv:$vsr cli:$vcr; do
-		[ "${v#*:}" = 143 ] ||
-			echo "NOTE: the target ${v%:*} ended by itself: $(tail -1 "$TMP/victim.${v%:*}")"
+		[ "${v#*:}" = 143 ] && continue
+		vf=$TMP/victim.${v%:*}
+		said=$(grep -iE 'fail|err|couldn' "$vf" | head -1)
+		[ -n "$said" ] || said=$(tail -1 "$vf")
+		echo "NOTE: the target ${v%:*} ended by itself: $said"
 	done
 	echo "NOTE: $rounds rounds of checked RC traffic beside the fuzzer; the target pair exited $vsr/$vcr; shw2's counters:$m"
 	[ $frc = 0 ] || { echo "the fuzzer failed ($frc)"; return 1; }
