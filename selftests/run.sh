@@ -76,22 +76,98 @@ busy() {
 forks() {
 	awk '/^processes / { print $2 }' /proc/stat
 }
+# A file's time limit.  A file that hangs would otherwise take the
+# whole guest with it: run-guest kills qemu at its -t, and every point
+# of the run is lost with the summary line (a CI run lost the debug
+# tier's so, its guest killed an hour in, inside objects_life.sh, with
+# no trace of what hung).  So each file runs in its own process group,
+# at most SOFTHCA_FILE_LIMIT seconds (default 1200: the longest file
+# took 554 s, debug wire_capture.sh beside the stock guest on a slow
+# host) and never past the guest's own limit (SOFTHCA_GUEST_LIMIT, which
+# run-guest sets, less 150 s for the guest's end: its kmemleak scans
+# took up to 30 s).  At its limit hung() shows where the file's
+# processes and the kernel's blocked tasks are, then kills the group;
+# the files after it still run, or, when the guest's time is up, each
+# counts as a failure.
+file_limit=${SOFTHCA_FILE_LIMIT:-1200}
+deadline=
+[ -n "${SOFTHCA_GUEST_LIMIT:-}" ] && deadline=$((SOFTHCA_GUEST_LIMIT - 150))
+uptime_s() { read -r up _ < /proc/uptime && echo "${up%%.*}"; }
+
+# hung FILE PGID: what the file's processes (its process group) and the
+# softhca kernel threads are doing, the tasks blocked in the kernel
+# (sysrq w) and the kernel's last messages; then the group is killed.
+hung() {
+	echo "# selftest: $1 hung: its processes, their kernel stacks, the blocked tasks"
+	# Builtins only for the processes passed over: a loaded guest forks
+	# slowly.  comm may hold spaces: the fields after its closing paren
+	# are state, ppid, pgrp.
+	for p in /proc/[0-9]*; do
+		read -r st 2>/dev/null < "$p/stat" || continue
+		read -r comm 2>/dev/null < "$p/comm" || continue
+		# shellcheck disable=SC2086 # split into the fields
+		set -- "$1" "$2" ${st##*) }
+		case "$comm" in softhca*) ;; *) [ "${5:-}" = "$2" ] || continue ;; esac
+		args=$(tr '\0' ' ' < "$p/cmdline" 2>/dev/null | cut -c1-160)
+		echo "# pid ${p#/proc/} state $3 $args [$comm] wchan $(cat "$p/wchan" 2>/dev/null)"
+		echo "#   syscall $(cat "$p/syscall" 2>/dev/null)"
+		sed 's/^/#   /' "$p/stack" 2>/dev/null
+	done
+	echo w > /proc/sysrq-trigger
+	dmesg | tail -150 | sed 's/^/# dmesg: /'
+	kill -KILL "-$2" 2>/dev/null
+}
+
+# run_file FILE OUT LIMIT: FILE's output in OUT; its exit status, 124 when
+# it ran out of time.
+run_file() {
+	setsid sh "$dir/$1" > "$2" 2>&1 &
+	rf_pid=$! rf_end=$(($(uptime_s) + $3))
+	while kill -0 "$rf_pid" 2>/dev/null; do
+		if [ "$(uptime_s)" -ge $rf_end ]; then
+			hung "$1" "$rf_pid" >> "$2"
+			wait "$rf_pid"
+			return 124
+		fi
+		sleep 1
+	done
+	wait "$rf_pid"
+}
+
+out_file=$(mktemp)
 for t in $tests; do
+	limit=$file_limit
+	if [ -n "$deadline" ]; then
+		left=$((deadline - $(uptime_s)))
+		if [ $left -le 0 ]; then
+			echo "not ok $t not run: the guest's time ran out"
+			failed=$((failed + 1))
+			continue
+		fi
+		[ $left -lt "$limit" ] && limit=$left
+	fi
 	echo "# selftest: $t"
 	t0=$(date +%s) c0=$(busy) f0=$(forks)
-	out=$(sh "$dir/$t" 2>&1)
+	run_file "$t" "$out_file" "$limit"
 	rc=$?
+	out=$(cat "$out_file")
 	printf '%s\n' "$out"
 	echo "# selftest: $t took $(( $(date +%s) - t0 )) s, $(( $(busy) - c0 )) s of CPU, $(( $(forks) - f0 )) processes"
 	p=$(printf '%s\n' "$out" | grep -E '^ok ' | grep -vc '# SKIP')
 	s=$(printf '%s\n' "$out" | grep -Ec '^ok .*# SKIP')
 	f=$(printf '%s\n' "$out" | grep -Ec '^not ok ')
-	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
+	if [ "$rc" = 124 ]; then
+		echo "not ok $t did not end within $limit s"
+		f=$((f + 1))
+	elif [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
 		echo "not ok $t exited $rc"
 		f=1
 	fi
 	passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
+	# What the host counts if the guest dies before the summary line.
+	echo "# selftests so far: $passed passed, $failed failed, $skipped skipped"
 done
+rm -f "$out_file"
 # Where the guest's time went besides the files: its boot before, and
 # (run-guest) the kmemleak scans after.
 echo "# selftests: ended $(cut -d' ' -f1 /proc/uptime) s after the guest's boot, $(busy) s of CPU"
