@@ -316,6 +316,8 @@ static bool softhca_wire_rc_asks(struct softhca_qp *qp,
  * @qp: the sending QP
  *
  * Context: @qp's sq.lock held.
+ * Return: true when it does and no answer to it is coming or already in:
+ * only asking (a probe) brings one.
  */
 bool softhca_wire_rc_quiet(struct softhca_qp *qp)
 {
@@ -333,11 +335,19 @@ bool softhca_wire_rc_quiet(struct softhca_qp *qp)
 	 * nothing: a stream of unsignaled WRITEs, its window full (no room
 	 * for the next WQE), asked so about once in 150 messages and ran up
 	 * to 17 % slower with quiet messages than without.
+	 *
+	 * An answer already in (the whole train's, or a partial ACK the
+	 * requester has not taken yet) is the same: the requester takes it
+	 * first, which retires WQEs and starts the quiet wait again for
+	 * what is left.  That window is wider on a loaded host: the stream
+	 * above asked so up to 15 times in 50,000 WRITEs there, and 0 times
+	 * since in eight runs.
 	 */
 	spin_lock(&w->ack_lock);
 	ask = softhca_psn_sub(w->ask_next, w->ack_first);
-	coming = w->asked && !w->ack_ready && ask > w->ack_pkts &&
-		 ask <= softhca_psn_sub(w->ack_next, w->ack_first);
+	coming = w->ack_ready || w->ack_moved ||
+		 (w->asked && ask > w->ack_pkts &&
+		  ask <= softhca_psn_sub(w->ack_next, w->ack_first));
 	spin_unlock(&w->ack_lock);
 	return !coming;
 }

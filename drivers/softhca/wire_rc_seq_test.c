@@ -14,6 +14,7 @@
 #include <kunit/test.h>
 
 #include "roce_hdr.h"
+#include "softhca.h"
 #include "wire.h"
 #include "wire_seq.h"
 
@@ -631,6 +632,52 @@ static void xrc_sequencing(struct kunit *test)
 			SOFTHCA_RC_INVALID);
 }
 
+/*
+ * softhca_wire_rc_quiet(): a train whose tail is quiet needs a probe only
+ * when no answer to it is coming or already in; a probe for nothing
+ * costs a packet sent again and a duplicate at the responder.
+ */
+static void quiet_tail_asks(struct kunit *test)
+{
+	struct softhca_qp *qp = kunit_kzalloc(test, sizeof(*qp), GFP_KERNEL);
+	struct softhca_wire_qp *w;
+
+	KUNIT_ASSERT_NOT_NULL(test, qp);
+	w = &qp->wire;
+	spin_lock_init(&w->ack_lock);
+	/* 64 one-packet messages in flight from PSN 100, the last quiet. */
+	w->ack_first = 100;
+	w->ack_next = 164;
+	w->ack_inflight = true;
+	w->ack_cars = 63;
+	w->ack_quiet = true;
+	KUNIT_EXPECT_TRUE(test, softhca_wire_rc_quiet(qp));
+	/* The 48th asked: its answer is coming. */
+	w->asked = true;
+	w->ask_next = 148;
+	KUNIT_EXPECT_FALSE(test, softhca_wire_rc_quiet(qp));
+	/* It came (a partial ACK), not yet taken: the requester takes it. */
+	w->ack_pkts = 48;
+	w->ack_moved = true;
+	KUNIT_EXPECT_FALSE(test, softhca_wire_rc_quiet(qp));
+	/* Taken, the 48 retired: only a probe brings the rest's answer. */
+	w->ack_moved = false;
+	w->ack_first = 148;
+	w->ack_pkts = 0;
+	w->ack_cars = 15;
+	KUNIT_EXPECT_TRUE(test, softhca_wire_rc_quiet(qp));
+	/* The whole train's answer is in: nothing to ask for. */
+	w->ack_ready = true;
+	KUNIT_EXPECT_FALSE(test, softhca_wire_rc_quiet(qp));
+	/* A tail that asked, or nothing in flight: no probe. */
+	w->ack_ready = false;
+	w->ack_quiet = false;
+	KUNIT_EXPECT_FALSE(test, softhca_wire_rc_quiet(qp));
+	w->ack_quiet = true;
+	w->ack_inflight = false;
+	KUNIT_EXPECT_FALSE(test, softhca_wire_rc_quiet(qp));
+}
+
 static struct kunit_case softhca_wire_rc_seq_cases[] = {
 	KUNIT_CASE(in_order_and_msn),
 	KUNIT_CASE(gap_naks_once_then_duplicates),
@@ -651,6 +698,7 @@ static struct kunit_case softhca_wire_rc_seq_cases[] = {
 	KUNIT_CASE(xrc_request_packet),
 	KUNIT_CASE(xrc_answers),
 	KUNIT_CASE(xrc_sequencing),
+	KUNIT_CASE(quiet_tail_asks),
 	{}
 };
 
