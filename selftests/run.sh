@@ -81,15 +81,15 @@ forks() {
 # of the run is lost with the summary line (a CI run lost the debug
 # tier's so, its guest killed an hour in, inside objects_life.sh, with
 # no trace of what hung).  So each file runs in its own process group,
-# at most SOFTHCA_FILE_LIMIT seconds (default 1200: the longest file
+# at most SOFTHCA_FILE_LIMIT seconds (default 1800: the longest files
 # took 554 s, debug wire_capture.sh beside the stock guest on a slow
-# host) and never past the guest's own limit (SOFTHCA_GUEST_LIMIT, which
+# host, and 860 s, stock wire_rc.sh beside two guests) and never past the guest's own limit (SOFTHCA_GUEST_LIMIT, which
 # run-guest sets, less 150 s for the guest's end: its kmemleak scans
 # took up to 30 s).  At its limit hung() shows where the file's
 # processes and the kernel's blocked tasks are, then kills the group;
 # the files after it still run, or, when the guest's time is up, each
 # counts as a failure.
-file_limit=${SOFTHCA_FILE_LIMIT:-1200}
+file_limit=${SOFTHCA_FILE_LIMIT:-1800}
 deadline=
 [ -n "${SOFTHCA_GUEST_LIMIT:-}" ] && deadline=$((SOFTHCA_GUEST_LIMIT - 150))
 uptime_s() { read -r up _ < /proc/uptime && echo "${up%%.*}"; }
