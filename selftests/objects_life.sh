@@ -14,6 +14,7 @@ export SOFTHCA_DEV=sh0
 res_count() { user_res sh0 "$1"; }
 
 killed_process_cleans_up() {
+	ko=$(date +%s)
 	fifo=$(mktemp -u) && mkfifo "$fifo"
 	"$STRESS" hold > "$fifo" &
 	pid=$!
@@ -23,9 +24,13 @@ killed_process_cleans_up() {
 	qp=$(res_count qp) cq=$(res_count cq) mr=$(res_count mr)
 	echo "NOTE: held: qp $qp cq $cq mr $mr srq $(res_count srq) pd $(res_count pd)"
 	[ "$qp" -ge 2 ] && [ "$cq" -ge 1 ] && [ "$mr" -ge 1 ] || { echo "objects not seen"; return 1; }
+	k0=$(date +%s)
 	kill -9 $pid
 	wait $pid 2>/dev/null
+	k1=$(date +%s)
 	wait_for 5 no_user_objects sh0
+	# The point took 19-113 s on the debug kernel: which part.
+	echo "NOTE: started and counted in $((k0 - ko)) s, reaped $((k1 - k0)) s after the kill, objects gone $(($(date +%s) - k1)) s after that"
 	for k in pd cq qp mr srq ctx; do
 		n=$(res_count $k)
 		[ "${n:-0}" -eq 0 ] || { echo "$k left behind: $n"; rdma resource show; return 1; }
