@@ -97,25 +97,38 @@ uptime_s() { read -r up _ < /proc/uptime && echo "${up%%.*}"; }
 # hung FILE PGID: what the file's processes (its process group) and the
 # softhca kernel threads are doing, the tasks blocked in the kernel
 # (sysrq w) and the kernel's last messages; then the group is killed.
+# Straight to the console, and shell builtins first: a guest whose 9p
+# root stopped answering blocks every exec (9p waits are killable,
+# which the hung-task detector does not report), and what was printed
+# before run-guest's timeout is what the log keeps.
 hung() {
 	echo "# selftest: $1 hung: its processes, their kernel stacks, the blocked tasks"
-	# Builtins only for the processes passed over: a loaded guest forks
-	# slowly.  comm may hold spaces: the fields after its closing paren
-	# are state, ppid, pgrp.
+	# comm may hold spaces: the fields after its closing paren are
+	# state, ppid, pgrp.
 	for p in /proc/[0-9]*; do
 		read -r st 2>/dev/null < "$p/stat" || continue
 		read -r comm 2>/dev/null < "$p/comm" || continue
 		# shellcheck disable=SC2086 # split into the fields
 		set -- "$1" "$2" ${st##*) }
 		case "$comm" in softhca*) ;; *) [ "${5:-}" = "$2" ] || continue ;; esac
-		args=$(tr '\0' ' ' < "$p/cmdline" 2>/dev/null | cut -c1-160)
-		echo "# pid ${p#/proc/} state $3 $args [$comm] wchan $(cat "$p/wchan" 2>/dev/null)"
-		echo "#   syscall $(cat "$p/syscall" 2>/dev/null)"
-		sed 's/^/#   /' "$p/stack" 2>/dev/null
+		wchan='' sysc=''
+		read -r wchan 2>/dev/null < "$p/wchan"
+		read -r sysc 2>/dev/null < "$p/syscall"
+		echo "# pid ${p#/proc/} state $3 [$comm] wchan $wchan syscall $sysc"
+		while read -r line; do
+			echo "#   $line"
+		done 2>/dev/null < "$p/stack"
 	done
 	echo w > /proc/sysrq-trigger
-	dmesg | tail -150 | sed 's/^/# dmesg: /'
+	for p in /proc/[0-9]*; do
+		read -r st 2>/dev/null < "$p/stat" || continue
+		# shellcheck disable=SC2086 # split into the fields
+		set -- "$1" "$2" ${st##*) }
+		[ "${5:-}" = "$2" ] || continue
+		echo "# pid ${p#/proc/}: $(tr '\0' ' ' < "$p/cmdline" 2>/dev/null | cut -c1-200)"
+	done
 	kill -KILL "-$2" 2>/dev/null
+	dmesg | tail -150 | sed 's/^/# dmesg: /'
 }
 
 # run_file FILE OUT LIMIT: FILE's output in OUT; its exit status, 124 when
@@ -134,7 +147,7 @@ run_file() {
 		wait "$rf_sleep"
 		trap '' TERM
 		: > "$2.hung"
-		hung "$1" "$rf_pid" >> "$2"
+		hung "$1" "$rf_pid"
 	) &
 	rf_wd=$!
 	wait "$rf_pid"
