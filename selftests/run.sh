@@ -82,10 +82,10 @@ forks() {
 # tier's so, its guest killed an hour in, inside objects_life.sh, with
 # no trace of what hung).  So each file runs in its own process group,
 # at most SOFTHCA_FILE_LIMIT seconds (default 1800: the longest files
-# took 554 s, debug wire_capture.sh beside the stock guest on a slow
-# host, and 860 s, stock wire_rc.sh beside two guests) and never past the guest's own limit (SOFTHCA_GUEST_LIMIT, which
-# run-guest sets, less 150 s for the guest's end: its kmemleak scans
-# took up to 30 s).  At its limit hung() shows where the file's
+# took 597 s, debug wire_capture.sh beside the stock guest on a slow
+# host, and 860 s, stock wire_rc.sh beside two guests) and never past
+# the guest's own limit (SOFTHCA_GUEST_LIMIT, which run-guest sets,
+# less 150 s for the guest's end: its kmemleak scans took up to 30 s).  At its limit hung() shows where the file's
 # processes and the kernel's blocked tasks are, then kills the group;
 # the files after it still run, or, when the guest's time is up, each
 # counts as a failure.
@@ -105,12 +105,17 @@ hung() {
 	echo "# selftest: $1 hung: its processes, their kernel stacks, the blocked tasks"
 	# comm may hold spaces: the fields after its closing paren are
 	# state, ppid, pgrp.
+	group=
 	for p in /proc/[0-9]*; do
 		read -r st 2>/dev/null < "$p/stat" || continue
 		read -r comm 2>/dev/null < "$p/comm" || continue
 		# shellcheck disable=SC2086 # split into the fields
 		set -- "$1" "$2" ${st##*) }
-		case "$comm" in softhca*) ;; *) [ "${5:-}" = "$2" ] || continue ;; esac
+		if [ "${5:-}" = "$2" ]; then
+			group="$group $p"
+		else
+			case "$comm" in softhca*) ;; *) continue ;; esac
+		fi
 		wchan='' sysc=''
 		read -r wchan 2>/dev/null < "$p/wchan"
 		read -r sysc 2>/dev/null < "$p/syscall"
@@ -120,11 +125,7 @@ hung() {
 		done 2>/dev/null < "$p/stack"
 	done
 	echo w > /proc/sysrq-trigger
-	for p in /proc/[0-9]*; do
-		read -r st 2>/dev/null < "$p/stat" || continue
-		# shellcheck disable=SC2086 # split into the fields
-		set -- "$1" "$2" ${st##*) }
-		[ "${5:-}" = "$2" ] || continue
+	for p in $group; do
 		echo "# pid ${p#/proc/}: $(tr '\0' ' ' < "$p/cmdline" 2>/dev/null | cut -c1-200)"
 	done
 	kill -KILL "-$2" 2>/dev/null
