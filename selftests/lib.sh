@@ -154,19 +154,65 @@ rss() {
 	fi
 }
 
+# hex2 N: N (0..255) as two lowercase hex digits, in $hex2 (no
+# subshell: see gid_index).
+hex2() {
+	hex2=
+	for hn in $(($1 / 16)) $(($1 % 16)); do
+		case $hn in
+		10) hn=a ;; 11) hn=b ;; 12) hn=c ;; 13) hn=d ;; 14) hn=e ;; 15) hn=f ;;
+		esac
+		hex2=$hex2$hn
+	done
+}
+
 # gid_index DEV ADDR: the index of DEV's GID for ADDR (IPv4 dotted, or
-# IPv6 written out in full as sysfs prints it), for -g.
+# IPv6 written out in full as sysfs prints it), for -g.  Shell builtins
+# only, the entries read in index order up to the match: this runs
+# before each program of a wire pair, and on the debug kernel under TCG
+# a fork or an exec costs about 0.2 s (a cat per entry of rxe's 1024
+# in the glob's order, 10..199 before 2, once cost 10 s).
 gid_index() {
 	case "$2" in
-	*.*) g=$(echo "$2" | awk -F. '{ printf "0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x", $1, $2, $3, $4 }') ;;
+	*.*)
+		gold=$IFS
+		IFS=.
+		# shellcheck disable=SC2086
+		set -- "$1" $2
+		IFS=$gold
+		g=0000:0000:0000:0000:0000:ffff
+		hex2 "$2"; g=$g:$hex2
+		hex2 "$3"; g=$g$hex2
+		hex2 "$4"; g=$g:$hex2
+		hex2 "$5"; g=$g$hex2
+		set -- "$1" "$2.$3.$4.$5"
+		;;
 	*) g=$2 ;;
 	esac
-	# One grep over the table: a cat per entry cost 10 s under TCG for
-	# rxe's IPv6 GID (index 2 comes after 10..199 and 1000..1023 in the
-	# glob's order, and rxe's table has 1024 entries).
-	f=$(grep -lxs -- "$g" /sys/class/infiniband/$1/ports/1/gids/* | head -1)
-	[ -n "$f" ] && { echo "${f##*/}"; return 0; }
+	gi=0
+	while [ -e "/sys/class/infiniband/$1/ports/1/gids/$gi" ]; do
+		gv=
+		read -r gv < "/sys/class/infiniband/$1/ports/1/gids/$gi" 2>/dev/null
+		[ "$gv" = "$g" ] && { echo $gi; return 0; }
+		gi=$((gi + 1))
+	done
 	echo "no GID $2 on $1" >&2
+	return 1
+}
+
+# listens_in PID PORT: a TCP socket listens on PORT in the network
+# namespace of process PID, read from /proc/PID/net with shell builtins
+# only: the wire files wait for a server this way before each client,
+# and a poll that started ip, cat and awk every 0.1 s took most of a
+# vCPU from the server it waited for on the debug kernel (5 s a pair).
+listens_in() {
+	lport=$(printf '%04X' "$2")
+	for lf in /proc/$1/net/tcp /proc/$1/net/tcp6; do
+		[ -r "$lf" ] || continue
+		while read -r _ llocal _ lstate _; do
+			[ "$lstate" = 0A ] && [ "${llocal##*:}" = "$lport" ] && return 0
+		done < "$lf"
+	done
 	return 1
 }
 

@@ -18,6 +18,8 @@
 #     target, which stays in RTR and serves the next initiator.
 # The topology is wire_lib.sh's.
 . "$(dirname "$0")/lib.sh"
+# shellcheck disable=SC2034 # WIRE_RXE: read by wire_lib.sh (no rxe here)
+WIRE_RXE=0
 . "$(dirname "$0")/wire_lib.sh"
 
 XRC=$SELFTESTS/xrc
