@@ -67,9 +67,11 @@ opcodes() {
 
 # lossy NS VETH PCT NAME: the opcodes point while netem drops PCT% of
 # what VETH (in NS) sends; something was sent again.  The target answers
-# with some 80 packets only: netem drops none of them in about one run
-# of 60 (0.95^80), when nothing need be sent again; the point then runs
-# again, up to four times in all.
+# with some 80 to 300 packets only: netem drops none of them in about one
+# run of 60 (0.95^80), and a lost ACK that a later ACK covers needs
+# nothing sent again (make check's debug tier once saw 81 packets, one
+# dropped, none sent again, every byte right).  So the point runs again
+# while nothing was sent again, up to four times in all.
 lossy() {
 	lns=$1 veth=$2 pct=$3 name=$4
 	r0=$(($(hwc shw2 tx_retransmits) + $(hwc shw2 ack_timeouts)))
@@ -84,18 +86,16 @@ lossy() {
 		rc=$?
 		[ $rc = 0 ] || break
 		drops=$(inns "$lns" tc -s qdisc show dev "$veth" | awk '/dropped/ { print $0; exit }')
-		ndrops=$(echo "$drops" | sed -n 's/.*dropped \([0-9]*\).*/\1/p')
-		[ "${ndrops:-0}" -gt 0 ] && break
-		echo "NOTE: $name: run $runs: netem dropped nothing ($drops)"
+		r=$(($(hwc shw2 tx_retransmits) + $(hwc shw2 ack_timeouts) - r0))
+		[ $r -gt 0 ] && break
+		echo "NOTE: $name: run $runs: nothing sent again (netem so far: $drops)"
 	done
 	loss_batches 64
 	inns "$lns" tc qdisc del dev "$veth" root
 	[ $rc = 0 ] || return 1
-	[ "${ndrops:-0}" -gt 0 ] || { echo "netem dropped nothing in $runs runs"; return 1; }
-	r=$(($(hwc shw2 tx_retransmits) + $(hwc shw2 ack_timeouts) - r0))
 	d=$(($(hwc shw3 rx_duplicates) - d0))
-	echo "NOTE: $name: tc: $drops; shw2: $r retransmissions and ACK timeouts; shw3: $d duplicates"
-	[ $r -gt 0 ] || { echo "nothing sent again"; return 1; }
+	echo "NOTE: $name: $runs runs; tc: $drops; shw2: $r retransmissions and ACK timeouts; shw3: $d duplicates"
+	[ $r -gt 0 ] || { echo "nothing sent again in $runs runs"; return 1; }
 }
 
 # refused NAME: xrc.c's other_domain_refused point; the target counted
