@@ -259,6 +259,17 @@ wait_for() {
 	"$@"
 }
 
+# cm_listens: some process's cm_id listens (ib_core's resource tracking
+# lists every namespace's).  One program (rdma) a call, the match by
+# the shell: the rdma_cm files poll it while a server starts.
+cm_listens() {
+	cm_out=$(rdma resource show cm_id 2>/dev/null)
+	case $cm_out in
+	*'state LISTEN'*) return 0 ;;
+	esac
+	return 1
+}
+
 # user_res DEV KIND: how many objects of KIND (pd cq qp mr srq ctx)
 # processes hold on DEV.  The kernel's own (ib_mad's QP1, its CQ and PD
 # on every device) are listed with their owner in brackets ("comm

@@ -38,7 +38,7 @@ gsi() {
 
 # The server's cm_id listens (ib_core's resource tracking shows it).
 listening() {
-	wait_for 20 sh -c "rdma resource show cm_id | grep -q 'state LISTEN'"
+	wait_for 20 cm_listens
 }
 
 # restrack: `rdma resource show -dd` adds the driver's view (restrack.c)

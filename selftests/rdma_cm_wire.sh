@@ -23,12 +23,6 @@ need() {
 		{ echo "SKIP: $1 not installed (tools/setup-deps: rdmacm-utils)"; return 77; }
 }
 
-# A cm_id of some process listens (ib_core's resource tracking lists
-# every namespace's).
-cm_listening() {
-	rdma resource show cm_id 2>/dev/null | grep -q 'state LISTEN'
-}
-
 # both_ok OKPAT WHO1 RC1 FILE1 WHO2 RC2 FILE2: two programs exited 0 and
 # printed OKPAT; otherwise says how each ended.
 both_ok() {
@@ -62,7 +56,7 @@ cm() {
 	# shellcheck disable=SC2046,SC2086
 	inns "$sns" timeout "$T" $(wrap "$sdev") $srv > "$TMP/$name.srv" 2>&1 &
 	spid=$!
-	wait_for 20 cm_listening > /dev/null ||
+	wait_for 20 cm_listens > /dev/null ||
 		{ echo "the server did not listen"; kill $spid; wait $spid; cat "$TMP/$name.srv"; return 1; }
 	# shellcheck disable=SC2046
 	inns "$cns" timeout "$T" $(wrap "$cdev") "$@" > "$TMP/$name.cli" 2>&1
