@@ -206,11 +206,12 @@ gid_index() {
 # and a poll that started ip, cat and awk every 0.1 s took most of a
 # vCPU from the server it waited for on the debug kernel (5 s a pair).
 listens_in() {
-	lport=$(printf '%04X' "$2")
 	for lf in /proc/$1/net/tcp /proc/$1/net/tcp6; do
 		[ -r "$lf" ] || continue
 		while read -r _ llocal _ lstate _; do
-			[ "$lstate" = 0A ] && [ "${llocal##*:}" = "$lport" ] && return 0
+			# The header line's "local_address" is no hex port:
+			# the state test first.
+			[ "$lstate" = 0A ] && [ $((0x${llocal##*:})) = "$2" ] && return 0
 		done < "$lf"
 	done
 	return 1

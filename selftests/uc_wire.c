@@ -80,6 +80,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "util.h"
+
 #define NOPS 4			/* SEND, SEND_IMM, WRITE, WRITE_IMM */
 #define NRECV 3			/* SEND, SEND_IMM, WRITE_IMM take one */
 
@@ -99,6 +101,7 @@ static struct {
 
 static struct ibv_context *ctx;
 static struct ibv_pd *pd;
+static struct ibv_comp_channel *chan;
 static struct ibv_cq *cq;
 static struct ibv_qp *qp;
 static struct ibv_mr *mr;
@@ -316,75 +319,14 @@ static void post_send(int op, uint32_t msg, const struct dest *peer, uint8_t *sr
 		die("post_send");
 }
 
-/*
- * Spin on the CQ this long before sleeping on its completion channel.
- * The wire's waits are mostly ACK and RNR timers and the peer's turn;
- * spinning through them took a vCPU from the guest's pollers and
- * softirqs, and from the host's other guest in make check.
- */
-#define SPIN_US 200
-
-static struct ibv_comp_channel *chan;
-static bool armed;		/* the CQ is armed; its event not yet read */
-
-static long us_since(const struct timespec *t0)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (t.tv_sec - t0->tv_sec) * 1000000L + (t.tv_nsec - t0->tv_nsec) / 1000;
-}
-
-/*
- * Sleep until the CQ's next completion event, at most @ms milliseconds.
- * The first call arms the CQ and returns at once: the caller polls once
- * more, for a completion that came before the arming and raised no
- * event.
- */
-static void sleep_on_cq(int ms)
-{
-	struct pollfd pfd = { .fd = chan->fd, .events = POLLIN };
-	struct ibv_cq *ev_cq;
-	void *ev_ctx;
-	int n;
-
-	if (!armed) {
-		if (ibv_req_notify_cq(cq, 0))
-			die("req_notify_cq");
-		armed = true;
-		return;
-	}
-	n = poll(&pfd, 1, ms > 0 ? ms : 0);
-	if (n < 0 && errno != EINTR)
-		die("poll on the completion channel");
-	if (n <= 0)
-		return;
-	if (ibv_get_cq_event(chan, &ev_cq, &ev_ctx))
-		die("get_cq_event");
-	ibv_ack_cq_events(ev_cq, 1);
-	armed = false;
-}
-
 /* Any one completion, within @ms milliseconds; 0 when none came. */
 static int poll_any(struct ibv_wc *wc, int ms)
 {
-	struct timespec t0;
-	long us;
-	int n;
+	int n = cq_wait(cq, wc, ms);
 
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	for (;;) {
-		n = ibv_poll_cq(cq, 1, wc);
-		if (n < 0)
-			die("poll_cq");
-		if (n)
-			return 1;
-		us = us_since(&t0);
-		if (us > ms * 1000L)
-			return 0;
-		if (us > SPIN_US)
-			sleep_on_cq((int)(ms - us / 1000) + 1);
-	}
+	if (n < 0)
+		die("waiting for a completion");
+	return n;
 }
 
 /* One successful completion, within @ms milliseconds; 0 when none came. */
@@ -958,6 +900,7 @@ int main(int argc, char **argv)
 	memset(buf, 0, nareas * o.size + 1);
 	pd = ibv_alloc_pd(ctx);
 	chan = pd ? ibv_create_comp_channel(ctx) : NULL;
+	/* A channel for cq_wait() (util.h) to sleep on. */
 	cq = chan ? ibv_create_cq(ctx, 2 * (o.stream + o.depth + 16), NULL, chan, 0) : NULL;
 	mr = cq ? ibv_reg_mr(pd, buf, nareas * o.size + 1,
 			     IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE) : NULL;

@@ -144,21 +144,22 @@ DROPS="rx_bad_icrc rx_malformed rx_bad_pkey rx_no_qp rx_unsupported rx_bad_peer 
 # counts: shw2's drop and NAK counters, "name value" a line.
 counts() {
 	for c in $DROPS; do
-		read -r cv < "/sys/class/infiniband/shw2/ports/1/hw_counters/$c"
-		echo "$c $cv"
+		hwc_read shw2 "$c"
+		# shellcheck disable=SC2154 # hwc_v: set by hwc_read
+		echo "$c $hwc_v"
 	done
 }
 
 # moved BEFORE: the counters that moved since BEFORE (counts' output),
 # "name +delta" on one line; the sum in $moved_sum.  Builtins only
-# (the debug kernel's execs: see hwc).
+# (the debug kernel's forks and execs: see hwc).
 moved() {
 	moved_sum=0 line=
 	# shellcheck disable=SC2086
 	set -- $1
 	while [ $# -ge 2 ]; do
-		read -r mv < "/sys/class/infiniband/shw2/ports/1/hw_counters/$1"
-		d=$((mv - $2))
+		hwc_read shw2 "$1"
+		d=$((hwc_v - $2))
 		moved_sum=$((moved_sum + d))
 		[ $d = 0 ] || line="$line $1 +$d"
 		shift 2

@@ -82,16 +82,14 @@ serve() {
 	prog=$1 sname=$2 sns=$3 sdev=$4 saddr=$5 sport=$6
 	shift 6
 	sg=$(gid_index "$sdev" "$saddr") || return 1
-	# Not through inns: $srv must be the process that enters SNS (ip
-	# execs timeout there), for listens_in to read SNS's sockets.
-	# shellcheck disable=SC2046
-	if [ "$sns" = - ]; then
-		timeout "$T" $(wrap "$sdev") "$prog" -d "$sdev" -g "$sg" -p "$sport" "$@" \
-			> "$TMP/$sname.srv" 2>&1 &
-	else
-		ip netns exec "$sns" timeout "$T" $(wrap "$sdev") "$prog" -d "$sdev" -g "$sg" \
-			-p "$sport" "$@" > "$TMP/$sname.srv" 2>&1 &
-	fi
+	# Not through inns (a function: backgrounded, a subshell): $srv
+	# must be the process that enters SNS (ip execs timeout there), for
+	# listens_in to read SNS's sockets.
+	nsx=
+	[ "$sns" = - ] || nsx="ip netns exec $sns"
+	# shellcheck disable=SC2046,SC2086
+	$nsx timeout "$T" $(wrap "$sdev") "$prog" -d "$sdev" -g "$sg" -p "$sport" "$@" \
+		> "$TMP/$sname.srv" 2>&1 &
 	srv=$!
 	# Up to 20 s, less if it dies first (it will never listen then).
 	# Until ip has entered SNS, $srv's sockets are the initial
@@ -143,7 +141,10 @@ pair() {
 
 # hwc DEV NAME: one of DEV's port counters (counters.c).
 # read, not cat: an exec costs about 0.2 s on the debug kernel.
-hwc() { read -r hwc_v < "/sys/class/infiniband/$1/ports/1/hw_counters/$2" && echo "$hwc_v"; }
+# hwc_read DEV NAME: the same into $hwc_v, without the subshell of
+# $(hwc ...), for loops over many counters.
+hwc_read() { read -r hwc_v < "/sys/class/infiniband/$1/ports/1/hw_counters/$2"; }
+hwc() { hwc_read "$1" "$2" && echo "$hwc_v"; }
 
 # loss_batches N: softhca's transmit batches (net_batch.c: one UDP GSO
 # skb each) of at most N packets.  netem loses, duplicates and reorders

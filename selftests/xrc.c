@@ -23,13 +23,11 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 #include <arpa/inet.h>
 #include <sys/mman.h>
@@ -104,47 +102,10 @@ static void fill(uint8_t *p, size_t n, unsigned int seed)
 	}
 }
 
-static long us_since(const struct timespec *t0)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (t.tv_sec - t0->tv_sec) * 1000000L + (t.tv_nsec - t0->tv_nsec) / 1000;
-}
-
-/*
- * The next completion on @cq, within 60 s; 0 when none came.  It spins
- * 200 us, then sleeps on the CQ's completion channel: on the wire
- * (XRC_WIRE) the waits are ACK timers and netem's losses, and a spinning
- * process took a vCPU from the guest's pollers and softirqs.  Arming
- * again each time round is harmless (an armed CQ stays armed), and the
- * poll after the arming finds a completion that came before it.
- */
+/* The next completion on @cq, within 60 s (util.h: cq_wait()). */
 static int wait_wc(struct ibv_cq *cq, struct ibv_wc *wc)
 {
-	struct pollfd pfd = { .fd = cq->channel->fd, .events = POLLIN };
-	struct timespec t0;
-	struct ibv_cq *ev_cq;
-	void *ev_ctx;
-	long us;
-
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	for (;;) {
-		if (ibv_poll_cq(cq, 1, wc) > 0)
-			return 1;
-		us = us_since(&t0);
-		if (us > 60000000L)
-			return 0;
-		if (us < 200)
-			continue;
-		if (ibv_req_notify_cq(cq, 0))
-			return 0;
-		if (ibv_poll_cq(cq, 1, wc) > 0)
-			return 1;
-		if (poll(&pfd, 1, (int)((60000000L - us) / 1000) + 1) > 0 &&
-		    !ibv_get_cq_event(cq->channel, &ev_cq, &ev_ctx))
-			ibv_ack_cq_events(ev_cq, 1);
-	}
+	return cq_wait(cq, wc, 60000) == 1;
 }
 
 /*
