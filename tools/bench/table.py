@@ -260,6 +260,8 @@ def placed_section(placed):
         ("RC SEND 64 B, us", "wire_place_lat_send", "<=", 0.5),
         ("64 B WRITE, Mpps", "wire_place_rate_write", ">=", 3),
         ("1 MiB WRITE, MiB/s", "wire_place_bw_write", ">=", 2),
+        # No target: the floor under the RC SEND row (below).
+        ("UD SEND 64 B, us", "wire_place_lat_ud", None, None),
     ]
     print(f"  {'row':<20}" + "".join(f"{p:>22}" for p in PLACES))
     verdicts = []
@@ -276,7 +278,7 @@ def placed_section(placed):
             got[p] = (a, b, a / b)
             cells.append(f"{fmt(a) + '|' + fmt(b) + ' ' + fmt(a / b):>22}")
         print(f"  {label:<20}" + "".join(cells))
-        if got:
+        if got and op:
             # rxe's best: its lowest latency, its highest rate.
             best = (min if op == "<=" else max)(got, key=lambda p: got[p][1])
             worst = (max if op == "<=" else min)(got.values(), key=lambda v: v[2])
@@ -285,6 +287,24 @@ def placed_section(placed):
         print(f"  {label:<20} at rxe's best ({best}) {fmt(q):>6} target {op} {want:<4}"
               f" {met(q, op, want):<8} worst placement {fmt(w):>6}"
               f" {met(w, op, want)}")
+    floor(placed, [v for v in verdicts if v[0].startswith("RC SEND")])
+
+
+def floor(placed, rc):
+    """softhca's UD SEND hop against rxe's RC SEND where rxe's RC is
+    fastest: an RC hop does all a UD hop does (the post, both IP stacks,
+    the receive, the completion) and more, so where this is above 0.5 no
+    work on RC alone meets the RC SEND target there."""
+    if not rc:
+        return
+    best = rc[0][3]
+    ud = median_rec(placed.get(("wire_place_lat_ud", best), {}).get("softhca", []))
+    rx = median_rec(placed.get(("wire_place_lat_send", best), {}).get("rxe", []))
+    if not ud or not rx or not metric(rx)[1]:
+        return
+    a, b = metric(ud)[1], metric(rx)[1]
+    print(f"  {'RC SEND floor':<20} at rxe's best ({best}) {fmt(a / b):>6}:"
+          f" softhca's UD SEND {fmt(a)} us against rxe's RC SEND {fmt(b)} us")
 
 
 if __name__ == "__main__":

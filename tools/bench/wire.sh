@@ -38,7 +38,9 @@
 # comparable with a run without it).
 #
 # WIRE_PLACE_REPS (environment, default 2; 0: none): then the same three
-# rows again with the receive placed, not hashed: the benchmark pinned to
+# rows again, and the UD SEND ping-pong beside the RC one (the floor under
+# it, table.py's "RC SEND floor"), with the receive placed, not hashed:
+# the benchmark pinned to
 # CPU 0 and each end's receive (its veth's RPS mask, set by rss) steered
 # either to CPU 0, the benchmark's ("app"), or to CPU 1 ("oth": rxe's
 # idle CPU, softhca's poller's, which leaves the benchmark's CPU), all
@@ -263,6 +265,9 @@ else
 			{ rss wa0 bwn2 $a && rss wa1 bwn3 $b && rss xv0 "" $a &&
 				rss xv1 "" $b; } || { wfailed=$((wfailed + 1)); continue; }
 			row lat && perf wire_place_lat_send send_lat -s 64 -n 5000
+			# UD, no ACKs and no RC state: the floor under the RC
+			# row (table.py's "RC SEND floor").
+			row lat && perf wire_place_lat_ud send_lat -c UD -s 64 -n 5000
 			row rate && perf wire_place_rate_write write_bw -s 64 -n 50000
 			row bw && perf wire_place_bw_write write_bw -s 1M -n 100
 		done
