@@ -264,7 +264,7 @@ def placed_section(placed):
         ("UD SEND 64 B, us", "wire_place_lat_ud", None, None),
     ]
     print(f"  {'row':<20}" + "".join(f"{p:>22}" for p in PLACES))
-    verdicts = []
+    verdicts, bests = [], {}
     for label, case, op, want in rows:
         cells, got = [], {}
         for p in PLACES:
@@ -282,22 +282,23 @@ def placed_section(placed):
             # rxe's best: its lowest latency, its highest rate.
             best = (min if op == "<=" else max)(got, key=lambda p: got[p][1])
             worst = (max if op == "<=" else min)(got.values(), key=lambda v: v[2])
+            bests[case] = best
             verdicts.append((label, op, want, best, got[best][2], worst[2]))
     for label, op, want, best, q, w in verdicts:
         print(f"  {label:<20} at rxe's best ({best}) {fmt(q):>6} target {op} {want:<4}"
               f" {met(q, op, want):<8} worst placement {fmt(w):>6}"
               f" {met(w, op, want)}")
-    floor(placed, [v for v in verdicts if v[0].startswith("RC SEND")])
+    floor(placed, bests.get("wire_place_lat_send"))
 
 
-def floor(placed, rc):
+def floor(placed, best):
     """softhca's UD SEND hop against rxe's RC SEND where rxe's RC is
     fastest: an RC hop does all a UD hop does (the post, both IP stacks,
     the receive, the completion) and more, so where this is above 0.5 no
-    work on RC alone meets the RC SEND target there."""
-    if not rc:
+    work on RC alone meets the RC SEND target there.  @best: that
+    placement, None without RC SEND rows."""
+    if not best:
         return
-    best = rc[0][3]
     ud = median_rec(placed.get(("wire_place_lat_ud", best), {}).get("softhca", []))
     rx = median_rec(placed.get(("wire_place_lat_send", best), {}).get("rxe", []))
     if not ud or not rx or not metric(rx)[1]:

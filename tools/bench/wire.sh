@@ -40,12 +40,11 @@
 # WIRE_PLACE_REPS (environment, default 2; 0: none): then the same three
 # rows again, and the UD SEND ping-pong beside the RC one (the floor under
 # it, table.py's "RC SEND floor"), with the receive placed, not hashed:
-# the benchmark pinned to
-# CPU 0 and each end's receive (its veth's RPS mask, set by rss) steered
-# either to CPU 0, the benchmark's ("app"), or to CPU 1 ("oth": rxe's
-# idle CPU, softhca's poller's, which leaves the benchmark's CPU), all
-# four combinations, as
-# records of case wire_place_* with a "place" field (the first end's
+# the benchmark pinned to CPU 0 and each end's receive (its veth's RPS
+# mask, set by rss) steered either to CPU 0, the benchmark's ("app"), or
+# to CPU 1 ("oth": rxe's idle CPU, softhca's poller's, which leaves the
+# benchmark's CPU), all four combinations, as records of case
+# wire_place_* with a "place" field (the first end's
 # receive, shw2's or rxw0's, then the second's).  Hashed, each run draws
 # a placement: rxe's RC SEND was 22-29 us in some runs and 57-105 in
 # others of one guest, and a guest's median of five then depended on
