@@ -30,6 +30,7 @@ debug_kernel && WIRE_RXE=0
 . "$(dirname "$0")/wire_lib.sh"
 
 UCW=$SELFTESTS/uc_wire
+PERF=$REPO/build/bin/softhca-perf
 TOOL_PY=$REPO/selftests/roce_tool.py
 if debug_kernel; then FRAMES=${FUZZ_FRAMES:-1000}; else FRAMES=${FUZZ_FRAMES:-30000}; fi
 SEED=${FUZZ_SEED:-$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}
@@ -70,10 +71,23 @@ uc() {
 	if debug_kernel; then pair "$UCW" "$@" -T 18; else pair "$UCW" "$@"; fi
 }
 
+# write_stream: 64 B RDMA WRITEs from shw2 to shw3 in bursts of 16
+# (softhca-perf, which drives both ends), the message rate benchmark's
+# traffic: its bursts leave in frag-list batches (net_batch.c).
+write_stream() {
+	g=$(gid_index shw2 10.78.0.1) || return 1
+	"$PERF" write_bw -s 64 -n 3000 -g "$g" -d shw2 -D shw3 > "$TMP/ws.out" 2>&1 ||
+		{ cat "$TMP/ws.out"; return 1; }
+	echo "NOTE: write_stream: $(awk '$1 == 64 { print $2 " WRITEs, " $4 " Mpps" }' "$TMP/ws.out")"
+}
+
 # The softhca <-> softhca traffic: RC SEND/WRITE (+imm) to 64 KiB, RC
-# READ to 1 MiB, atomics, RNR, UC, UD.
+# READ to 1 MiB, atomics, RNR, UC, UD, a window of 64 B SENDs, a stream
+# of 64 B WRITEs.
 traffic_sh() {
 	uc checked cap_rc wns2 shw2 10.78.0.1 wns3 shw3 10.78.0.2 10.78.0.1 19001 -R -n 4 -s 65536 &&
+	uc 'end mark sent' cap_win wns2 shw2 10.78.0.1 wns3 shw3 10.78.0.2 10.78.0.1 19007 -R -Q 32 -U 16 -s 64 -S 500 &&
+	write_stream &&
 	uc 'READs of' cap_rd wns2 shw2 10.78.0.1 wns3 shw3 10.78.0.2 10.78.0.1 19002 -R -D -n 4 -s 1048576 &&
 	uc 'atomics checked' cap_at wns2 shw2 10.78.0.1 wns3 shw3 10.78.0.2 10.78.0.1 19006 -R -A -n 10 &&
 	uc checked cap_rnr wns2 shw2 10.78.0.1 wns3 shw3 10.78.0.2 10.78.0.1 19003 -R -W -n 3 -s 64 &&
@@ -82,10 +96,12 @@ traffic_sh() {
 }
 
 # softhca <-> rxe, each side the server once: RC SEND/WRITE (+imm),
-# READ, atomics; UD.
+# READ, atomics; UD; a window of 64 B SENDs from softhca (their trains
+# leave in frag-list batches, net_batch.c).
 traffic_rxe() {
 	uc checked capx_rc - rxe0 10.77.0.1 wns1 shw1 10.77.0.2 10.77.0.1 19011 -R -n 4 -s 16384 &&
 	uc checked capx_rc2 wns1 shw1 10.77.0.2 - rxe0 10.77.0.1 10.77.0.2 19012 -R -n 4 -s 16384 &&
+	uc 'end mark sent' capx_win - rxe0 10.77.0.1 wns1 shw1 10.77.0.2 10.77.0.1 19018 -R -Q 32 -U 16 -s 64 -S 500 &&
 	uc 'READs of' capx_rd - rxe0 10.77.0.1 wns1 shw1 10.77.0.2 10.77.0.1 19013 -R -D -n 4 -s 100000 &&
 	uc 'READs of' capx_rd2 wns1 shw1 10.77.0.2 - rxe0 10.77.0.1 10.77.0.2 19014 -R -D -n 4 -s 100000 &&
 	uc 'atomics checked' capx_at - rxe0 10.77.0.1 wns1 shw1 10.77.0.2 10.77.0.1 19016 -R -A -n 10 &&
@@ -253,15 +269,17 @@ setup_segmenting() {
 	ip -n wns2 link set wa0 gso_max_segs 1 && ip -n wns3 link set wa1 gso_max_segs 1
 }
 
-# batched DEV CMD...: CMD, and DEV sent some of its packets batched.
+# batched DEV CMD...: CMD, and DEV sent some of its packets batched, in
+# both shapes (net_batch.c): page fragments and frag lists.
 batched() {
 	d=$1
 	shift
-	g0=$(hwc "$d" tx_gso_skbs)
+	g0=$(hwc "$d" tx_gso_skbs) l0=$(hwc "$d" tx_gso_lists)
 	"$@" || return 1
-	g1=$(hwc "$d" tx_gso_skbs)
-	echo "NOTE: $d sent $((g1 - g0)) GSO skbs"
-	[ "$g1" -gt "$g0" ] || { echo "$d sent no GSO skb"; return 1; }
+	g=$(($(hwc "$d" tx_gso_skbs) - g0)) l=$(($(hwc "$d" tx_gso_lists) - l0))
+	echo "NOTE: $d sent $g GSO skbs, $l of them frag lists"
+	[ "$g" -gt "$l" ] || { echo "$d sent no GSO skb of page fragments"; return 1; }
+	[ "$l" -gt 0 ] || { echo "$d sent no frag-list GSO skb"; return 1; }
 }
 
 # stock_rxe CMD...: the softhca <-> rxe traffic, on Debian's kernel only.

@@ -47,6 +47,7 @@ static const struct rdma_stat_desc softhca_counter_descs[] = {
 	[SOFTHCA_CNT_TX_QUIET_ASKS].name = "tx_quiet_asks",
 	[SOFTHCA_CNT_TX_QUIET_LATE].name = "tx_quiet_late",
 	[SOFTHCA_CNT_TX_GSO].name = "tx_gso_skbs",
+	[SOFTHCA_CNT_TX_GSO_LISTS].name = "tx_gso_lists",
 	[SOFTHCA_CNT_RX_ACKS_AT_ONCE].name = "rx_acks_at_once",
 };
 

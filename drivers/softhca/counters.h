@@ -90,6 +90,8 @@ enum softhca_counter {
 	SOFTHCA_CNT_TX_QUIET_LATE,
 	/* skbs that carried several packets (net_batch.c: UDP GSO) */
 	SOFTHCA_CNT_TX_GSO,
+	/* those of them that were frag lists (short batches) */
+	SOFTHCA_CNT_TX_GSO_LISTS,
 	/*
 	 * RC: answers taken in the receive softirq, for a QP no poller
 	 * spun on (softhca_engine_answer())

@@ -78,6 +78,8 @@ void softhca_net_exit(void);
 int softhca_net_attach(struct softhca_dev *sdev);
 void softhca_net_detach(struct softhca_dev *sdev);
 bool softhca_net_attached(struct softhca_dev *sdev);
+struct sk_buff *softhca_net_alloc_skb(unsigned int len);
+void softhca_net_consume(struct sk_buff *skb);
 int softhca_net_xmit(struct softhca_dev *sdev, struct sk_buff *skb,
 		     const struct softhca_path *path);
 int softhca_net_prepare(struct softhca_dev *sdev, struct sk_buff *skb,

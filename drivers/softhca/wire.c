@@ -57,15 +57,13 @@ int softhca_wire_xmit(struct softhca_dev *sdev,
 	struct sk_buff *skb;
 	u8 *p;
 
-	skb = alloc_skb(SOFTHCA_NET_HEADROOM + plen + SOFTHCA_ICRC_LEN,
-			GFP_ATOMIC);
+	skb = softhca_net_alloc_skb(plen + SOFTHCA_ICRC_LEN);
 	if (!skb) {
 		if (data)
 			softhca_cursor_skip(data, len);
 		softhca_count(sdev, SOFTHCA_CNT_TX_DROPS);
 		return -ENOMEM;
 	}
-	skb_reserve(skb, SOFTHCA_NET_HEADROOM);
 	p = skb_put(skb, plen + SOFTHCA_ICRC_LEN);
 	if (softhca_roce_build(p, hdr_len, f, len) < 0) {
 		kfree_skb(skb);
@@ -423,7 +421,7 @@ void softhca_wire_rcv(struct softhca_dev *sdev, struct sk_buff *skb)
 		softhca_wire_rcv_reliable(sdev, skb, &pkt);
 	else
 		softhca_count(sdev, SOFTHCA_CNT_RX_UNSUPPORTED);
-	consume_skb(skb);
+	softhca_net_consume(skb);
 	return;
 drop:
 	softhca_count(sdev, why);
