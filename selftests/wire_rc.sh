@@ -241,6 +241,21 @@ win_check() {
 # many retire before their train's answer is shown, not required: with
 # the responder's softirq on the requester's CPU every ACK of a train
 # may come before the requester looks again (slow_window requires it).
+# lists NAME SNS SDEV SADDR CNS CDEV CADDR HOST PORT CDEV_SOFTHCA: 500
+# SENDs of 64 B, 32 outstanding, one signaled in 16 (the client then
+# posts 16 at a time): the softhca client's trains leave as frag-list
+# batches (net_batch.c), every message checked by the server.
+lists() {
+	[ -x "$UCW" ] || { echo "SKIP: $UCW not built (no libibverbs)"; return 77; }
+	cd_=${10}
+	l0=$(hwc "$cd_" tx_gso_lists)
+	pair "$UCW" 'end mark sent' "$1" "$2" "$3" "$4" "$5" "$6" "$7" "$8" "$9" \
+		-R -Q 32 -U 16 -s 64 -S 500 || return 1
+	l=$(($(hwc "$cd_" tx_gso_lists) - l0))
+	echo "NOTE: $1: $l frag-list batches sent"
+	[ $l -gt 0 ] || { echo "no frag-list batch sent"; return 1; }
+}
+
 window() {
 	cd_=${10}
 	n0=$(hwc "$cd_" tx_train_early) m0=$(hwc "$cd_" tx_train_msgs)
@@ -607,6 +622,8 @@ t "wire_rc: a window of trains, 3000 SENDs of 64 B, 64 outstanding, softhca <-> 
 	window win_sh_sh wns2 shw2 10.78.0.1 wns3 shw3 10.78.0.2 10.78.0.1 19050 shw3
 t "wire_rc: a window of trains, 3000 SENDs of 64 B, 64 outstanding, softhca -> rxe, every one" \
 	rxe window win_sh_rxe - rxe0 10.77.0.1 wns1 shw1 10.77.0.2 10.77.0.1 19051 shw1
+t "wire_rc: frag-list batches over IPv6 GIDs (64 B SENDs, 16 posted at a time), softhca -> rxe, every one" \
+	rxe lists lists_sh_rxe6 - rxe0 $V6A wns1 shw1 $V6B 10.77.0.1 19056 shw1
 t "wire_rc: the window slides: WQEs retire on the ACK of a train's first bursts (requests at 1 Mbit/s)" \
 	slow_window wns3 wa1 win_slow_sh_sh wns2 shw2 10.78.0.1 wns3 shw3 10.78.0.2 10.78.0.1 19055 shw3
 t "wire_rc: quiet messages: 3000 SENDs, one in 8 signaled, the others without AckReq, softhca <-> softhca" \
