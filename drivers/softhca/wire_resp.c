@@ -128,11 +128,16 @@ struct softhca_mr *softhca_wire_rkey(struct softhca_qp *qp,
 /*
  * A WRITE's FIRST: may its RETH's range be written at all?  Checked once
  * for the message, so a message that could only partly land is dropped
- * whole.  Called with rx_lock held.
+ * whole.  The MR found goes to @cache, the packet's one-entry MR cache
+ * (empty), where the responder's lookup of the same key for this chunk
+ * (softhca_resp_rkey()) finds it: a one-packet WRITE then looks its key
+ * up once, not twice.  Not a window's MR: its key is the window's, which
+ * is never cached.  Called with rx_lock held.
  */
 static bool softhca_wire_reth_ok(struct softhca_qp *qp,
 				 const struct softhca_roce_pkt *pkt,
-				 const struct softhca_reth *reth)
+				 const struct softhca_reth *reth,
+				 struct softhca_mr **cache)
 {
 	u32 len = be32_to_cpu(reth->len);
 	struct softhca_mr *mr;
@@ -146,23 +151,28 @@ static bool softhca_wire_reth_ok(struct softhca_qp *qp,
 			       len);
 	if (!mr)
 		return false;
-	softhca_mr_put(mr);
+	if (!*cache && !softhca_key_is_mw(be32_to_cpu(reth->rkey)))
+		*cache = mr;
+	else
+		softhca_mr_put(mr);
 	return true;
 }
 
 /*
  * Where a WRITE packet goes; false when it does not fit the RETH taken
- * at FIRST (the message is then dropped).  Called with rx_lock held.
+ * at FIRST (the message is then dropped).  @cache: the packet's MR
+ * cache (softhca_wire_reth_ok()).  Called with rx_lock held.
  */
 static bool softhca_wire_write_pkt(struct softhca_qp *qp,
 				   const struct softhca_roce_pkt *pkt,
-				   struct softhca_msg *msg)
+				   struct softhca_msg *msg,
+				   struct softhca_mr **cache)
 {
 	const struct softhca_reth *reth = softhca_pkt_reth(pkt);
 	struct softhca_wire_qp *w = &qp->wire;
 
 	if (pkt->mask & SOFTHCA_H_FIRST) {
-		if (!reth || !softhca_wire_reth_ok(qp, pkt, reth))
+		if (!reth || !softhca_wire_reth_ok(qp, pkt, reth, cache))
 			return false;
 		w->wr_va = be64_to_cpu(reth->va);
 		w->wr_rkey = be32_to_cpu(reth->rkey);
@@ -244,8 +254,10 @@ bool softhca_wire_deliver(struct softhca_dev *sdev, struct softhca_qp *qp,
 	msg->imm = immdt ? (__force u32)immdt->imm : 0;
 	msg->len = pkt->paylen;
 	if (pkt->mask & SOFTHCA_H_WRITE) {
-		if (!softhca_wire_write_pkt(qp, pkt, msg))
+		if (!softhca_wire_write_pkt(qp, pkt, msg, &dest.mr_cache)) {
+			softhca_mr_cache_drop(&dest.mr_cache);
 			return false;
+		}
 	} else if (pkt->mask & SOFTHCA_H_ATOMIC) {
 		softhca_wire_atm_msg(pkt, msg);	/* RC only: wire_atomic.c */
 	} else if (ieth) {
