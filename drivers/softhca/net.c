@@ -462,6 +462,16 @@ int softhca_net_send(struct softhca_dev *sdev, struct sk_buff *skb)
 	return net_xmit_eval(err) ? -ENOBUFS : 0;
 }
 
+/*
+ * Where this CPU's NAPI caches may be used: with BHs off (no softirq can
+ * run here and touch them meanwhile), and not in a hard IRQ that may
+ * have interrupted a softirq using them.
+ */
+static bool softhca_net_napi_ok(void)
+{
+	return in_softirq() && !in_hardirq();
+}
+
 /**
  * softhca_net_alloc_skb - an skb for @len bytes of a packet (BTH onwards)
  * @len: the bytes the caller puts
@@ -485,7 +495,7 @@ struct sk_buff *softhca_net_alloc_skb(unsigned int len)
 	struct sk_buff *skb;
 	void *data;
 
-	if (in_softirq() && !in_hardirq() && size <= PAGE_SIZE) {
+	if (softhca_net_napi_ok() && size <= PAGE_SIZE) {
 		data = napi_alloc_frag(size);
 		if (!data)
 			return NULL;
@@ -515,7 +525,7 @@ struct sk_buff *softhca_net_alloc_skb(unsigned int len)
  */
 void softhca_net_consume(struct sk_buff *skb)
 {
-	napi_consume_skb(skb, in_softirq() && !in_hardirq());
+	napi_consume_skb(skb, softhca_net_napi_ok());
 }
 
 /**

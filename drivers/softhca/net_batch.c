@@ -318,6 +318,21 @@ void softhca_txb_ask(struct softhca_txb *b)
 	b->ask = true;
 }
 
+/*
+ * The UDP checksum's seed for a datagram of @len bytes from the UDP
+ * header on: the pseudo-header's sum, which the NIC or the stack
+ * completes (CHECKSUM_PARTIAL).
+ */
+static void softhca_txb_udp_seed(struct sk_buff *skb, unsigned int len)
+{
+	if (ip_hdr(skb)->version == 4)
+		udp_hdr(skb)->check = ~udp_v4_check(len, ip_hdr(skb)->saddr,
+						    ip_hdr(skb)->daddr, 0);
+	else
+		udp_hdr(skb)->check = ~udp_v6_check(len, &ipv6_hdr(skb)->saddr,
+						    &ipv6_hdr(skb)->daddr, 0);
+}
+
 /* The segmentation's part: its size and count, the UDP checksum's start. */
 static void softhca_txb_gso(const struct softhca_txb *b, struct sk_buff *skb)
 {
@@ -339,12 +354,7 @@ static void softhca_txb_gso(const struct softhca_txb *b, struct sk_buff *skb)
 	skb->ip_summed = CHECKSUM_PARTIAL;
 	skb->csum_start = skb_transport_header(skb) - skb->head;
 	skb->csum_offset = offsetof(struct udphdr, check);
-	if (ip_hdr(skb)->version == 4)
-		uh->check = ~udp_v4_check(len, ip_hdr(skb)->saddr,
-					  ip_hdr(skb)->daddr, 0);
-	else
-		uh->check = ~udp_v6_check(len, &ipv6_hdr(skb)->saddr,
-					  &ipv6_hdr(skb)->daddr, 0);
+	softhca_txb_udp_seed(skb, len);
 }
 
 /*
@@ -390,16 +400,12 @@ static void softhca_txb_list_one(const struct softhca_txb *b,
 	skb_set_transport_header(nskb, -(int)sizeof(*uh));
 	uh = udp_hdr(nskb);
 	uh->len = htons(ulen);
-	/* The pseudo-header's sum, as the head's (softhca_txb_gso()). */
-	if (ip_hdr(head)->version == 4) {
+	if (ip_hdr(nskb)->version == 4)
 		ip_hdr(nskb)->tot_len = htons(nhlen + nskb->len);
-		uh->check = ~udp_v4_check(ulen, ip_hdr(head)->saddr,
-					  ip_hdr(head)->daddr, 0);
-	} else {
+	else
 		ipv6_hdr(nskb)->payload_len = uh->len;
-		uh->check = ~udp_v6_check(ulen, &ipv6_hdr(head)->saddr,
-					  &ipv6_hdr(head)->daddr, 0);
-	}
+	/* Its own seed, as the head's (softhca_txb_gso()). */
+	softhca_txb_udp_seed(nskb, ulen);
 }
 
 /*
