@@ -262,24 +262,41 @@ stock() {
 # so a capture on either end would show one datagram of many packets;
 # with gso_max_segs 1 the stack segments before the device
 # (gso_features_check()), and the frames whose ICRCs are checked below
-# are the segments the kernel made of softhca's batches.
+# are the segments the kernel made of softhca's batches.  wa0 takes no
+# frag list (tx-gso-list off), as a NIC with UDP segmentation offload:
+# shw2's batches are page fragments there, and shw3's (wa1) frag lists,
+# so the capture on wa0 holds packets cut from both shapes.
 setup_segmenting() {
 	setup || return 1
+	command -v ethtool > /dev/null ||
+		{ echo "no ethtool (tools/setup-deps installs it)"; return 1; }
 	ip link set wr0 gso_max_segs 1 && ip -n wns1 link set wr1 gso_max_segs 1 &&
-	ip -n wns2 link set wa0 gso_max_segs 1 && ip -n wns3 link set wa1 gso_max_segs 1
+	ip -n wns2 link set wa0 gso_max_segs 1 && ip -n wns3 link set wa1 gso_max_segs 1 &&
+	ip netns exec wns2 ethtool -K wa0 tx-gso-list off
 }
 
-# batched DEV CMD...: CMD, and DEV sent some of its packets batched, in
-# both shapes (net_batch.c): page fragments and frag lists.
+# batched "DEV SHAPE ..." CMD...: CMD, and each DEV sent batches
+# (net_batch.c), all of its SHAPE: "frags" (page fragments) or "lists"
+# (frag lists).
 batched() {
-	d=$1
-	shift
-	g0=$(hwc "$d" tx_gso_skbs) l0=$(hwc "$d" tx_gso_lists)
+	# shellcheck disable=SC2086 # the pairs are words
+	set -- $1 -- "$@"
+	: > "$TMP/gso0"
+	while [ "$1" != -- ]; do
+		echo "$1 $2 $(hwc "$1" tx_gso_skbs) $(hwc "$1" tx_gso_lists)" >> "$TMP/gso0"
+		shift 2
+	done
+	shift 2	# --, and the pairs' word
 	"$@" || return 1
-	g=$(($(hwc "$d" tx_gso_skbs) - g0)) l=$(($(hwc "$d" tx_gso_lists) - l0))
-	echo "NOTE: $d sent $g GSO skbs, $l of them frag lists"
-	[ "$g" -gt "$l" ] || { echo "$d sent no GSO skb of page fragments"; return 1; }
-	[ "$l" -gt 0 ] || { echo "$d sent no frag-list GSO skb"; return 1; }
+	while read -r d shape g0 l0; do
+		g=$(($(hwc "$d" tx_gso_skbs) - g0)) l=$(($(hwc "$d" tx_gso_lists) - l0))
+		echo "NOTE: $d sent $g GSO skbs, $l of them frag lists"
+		[ "$g" -gt 0 ] || { echo "$d sent no GSO skb"; return 1; }
+		case $shape in
+		frags) [ "$l" = 0 ] || { echo "$d sent frag lists"; return 1; } ;;
+		*) [ "$l" = "$g" ] || { echo "$d sent page fragments"; return 1; } ;;
+		esac
+	done < "$TMP/gso0"
 }
 
 # stock_rxe CMD...: the softhca <-> rxe traffic, on Debian's kernel only.
@@ -294,9 +311,9 @@ stock_rxe() {
 
 t "wire_capture: veths in namespaces, softhca and rxe devices on them" setup_segmenting
 t "wire_capture: RC, UC, UD softhca <-> softhca captured on wa0" \
-	capture wns2 wa0 "$TMP/sh.pcap" batched shw2 traffic_sh
+	capture wns2 wa0 "$TMP/sh.pcap" batched "shw2 frags shw3 lists" traffic_sh
 t "wire_capture: RC and UD softhca <-> rxe captured on wr0" \
-	stock_rxe rxe capture - wr0 "$TMP/rxe.pcap" batched shw1 traffic_rxe
+	stock_rxe rxe capture - wr0 "$TMP/rxe.pcap" batched "shw1 lists" traffic_rxe
 t "wire_capture: tshark decodes every softhca <-> softhca frame, none malformed" \
 	stock tshark_clean "$TMP/sh.pcap" 100
 t "wire_capture: tshark decodes every softhca <-> rxe frame, none malformed" \

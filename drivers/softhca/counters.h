@@ -90,7 +90,7 @@ enum softhca_counter {
 	SOFTHCA_CNT_TX_QUIET_LATE,
 	/* skbs that carried several packets (net_batch.c: UDP GSO) */
 	SOFTHCA_CNT_TX_GSO,
-	/* those of them that were frag lists (short batches) */
+	/* those of them that were frag lists (net_batch.c: by the netdev) */
 	SOFTHCA_CNT_TX_GSO_LISTS,
 	/*
 	 * RC: answers taken in the receive softirq, for a QP no poller

@@ -15,19 +15,22 @@
  * softhca's and rdma_rxe's tunnel sockets take no GSO skb), so each
  * receiver sees ordinary packets.
  *
- * Two shapes.  A long batch (the path-MTU packets of a chunk, a READ's
- * responses) is one skb whose page fragments hold the packets back to
- * back: cutting it (skb_segment()) gives each packet an skb of its own
- * that shares the pages.  A short one (a train of small messages, up to
- * SOFTHCA_TXB_LIST bytes) is a frag list, the shape UDP GRO builds
- * (SKB_GSO_FRAGLIST): the first packet in the head, each other one in
- * a small skb of its own on the head's frag list, with its own IP and
- * UDP headers; cutting it (skb_segment_list()) unlinks those skbs and
- * copies only a MAC header into each.  Cutting a short batch copied
- * into one linear skb instead allocated an skb and copied a packet for
- * every packet, on the receiver's CPU, where the 64 B WRITE stream
- * spends most of its time; the frag list comes 12-17 % faster there
- * (Documentation/performance.rst).
+ * Two shapes, by the netdev.  Page fragments: one skb whose pages hold
+ * the packets back to back, which reach the netdev uncopied; the shape
+ * for a NIC that cuts UDP GSO itself (UDP segmentation offload:
+ * NETIF_F_GSO_UDP_L4 and no NETIF_F_GSO_FRAGLIST).  A frag list, the
+ * shape UDP GRO builds (SKB_GSO_FRAGLIST), for every other netdev: the
+ * first packet in the head, each other one in an skb of its own on the
+ * head's frag list, with its own IP and UDP headers.  A software netdev
+ * (a veth, a bridge) hands it on whole and the receiving socket cuts it
+ * (skb_segment_list()) by unlinking those skbs and copying a MAC header
+ * into each; a netdev that segments nothing cuts it the same way before
+ * it.  Page fragments cut there (skb_segment()) cost an skb and a
+ * header copy a packet, and a receiver reading packets across pages:
+ * across a veth the frag lists carried 13-27 % more WRITEs of 256 B to
+ * 4 KiB and 7-21 % more 1 MiB WRITE and READ bandwidth, their copy into
+ * each packet's skb included (Documentation/performance.rst).  A frag
+ * list whose skbs cannot be had goes as page fragments.
  *
  * UDP GSO (SKB_GSO_UDP_L4) cuts the payload into gso_size pieces and
  * gives each its own UDP and IP header.  So a batch holds packets of
@@ -46,8 +49,9 @@
  * trusted as it is across a veth); a lone packet keeps RoCEv2's 0
  * (net.c).  The ICRC counts the field as all ones either way.
  *
- * Memory: a batch is written into whole pages, which go with a long
- * batch's skb (a short one is copied into its skbs and keeps them);
+ * Memory: a batch is written into whole pages, which go with its skb
+ * when it leaves in page fragments (a frag list's packets are copied
+ * into its skbs and the batch keeps its pages);
  * what is left of the last page starts the next batch (the page then
  * held by both: the skb reads only its own part), since the kernel may
  * zero every page it hands out (init_on_alloc) and a run of small
@@ -85,8 +89,6 @@
 
 /* Room left in a page worth starting the next batch in. */
 #define SOFTHCA_TXB_REUSE	256
-/* A batch this short leaves as a frag list (softhca_txb_send_list()). */
-#define SOFTHCA_TXB_LIST	2048
 
 /* Byte @off of the pages, and how many follow it in its page. */
 static u8 *softhca_txb_at(struct page *const *pages, u32 off, u32 *room)
@@ -447,22 +449,33 @@ static int softhca_txb_send(struct softhca_dev *sdev,
 }
 
 /*
- * A short batch as a frag list: the head with room for the first packet,
- * an skb on its frag list for each other one.  The head holds exactly
- * one packet of the GSO size: only then does UDP cut a frag list as it
- * is (__udp_gso_segment(); otherwise it linearizes it first).  Return:
- * 0, or a negative errno (nothing sent).
+ * The shape of a batch of several packets (see the top of this file):
+ * page fragments for a netdev that cuts UDP GSO itself and takes no
+ * frag list, a frag list for any other.
  */
-static int softhca_txb_send_list(struct softhca_dev *sdev,
-				 struct softhca_txb *b)
+static bool softhca_txb_listed(const struct softhca_dev *sdev)
+{
+	netdev_features_t f = READ_ONCE(sdev->ndev->features);
+
+	return !(f & NETIF_F_GSO_UDP_L4) || (f & NETIF_F_GSO_FRAGLIST);
+}
+
+/*
+ * The skbs of a batch as a frag list: the head with room for the first
+ * packet, an skb on its frag list for each other one; their bytes are
+ * filled once the headers are there (the ICRCs need them).  The head
+ * holds exactly one packet of the GSO size: only then does UDP cut a
+ * frag list as it is (__udp_gso_segment(); otherwise it linearizes it
+ * first).  Return: the head, or NULL if an skb could not be had.
+ */
+static struct sk_buff *softhca_txb_list(const struct softhca_txb *b)
 {
 	struct sk_buff *skb, *nskb, **tail;
 	u32 i, plen;
 
 	skb = softhca_net_alloc_skb(b->seg);
 	if (!skb)
-		return -ENOMEM;
-	/* Filled once the headers are there: the ICRCs need them. */
+		return NULL;
 	__skb_put(skb, b->seg);
 	tail = &skb_shinfo(skb)->frag_list;
 	for (i = 1; i < b->n; i++) {
@@ -470,7 +483,7 @@ static int softhca_txb_send_list(struct softhca_dev *sdev,
 		nskb = softhca_net_alloc_skb(plen);
 		if (!nskb) {
 			kfree_skb(skb);
-			return -ENOMEM;
+			return NULL;
 		}
 		__skb_put(nskb, plen);
 		*tail = nskb;
@@ -479,7 +492,7 @@ static int softhca_txb_send_list(struct softhca_dev *sdev,
 		skb->data_len += plen;
 		skb->truesize += nskb->truesize;
 	}
-	return softhca_txb_send(sdev, b, b->pages, skb);
+	return skb;
 }
 
 /**
@@ -504,14 +517,18 @@ void softhca_txb_flush(struct softhca_dev *sdev, struct softhca_txb *b)
 		softhca_txb_flush_one(sdev, b);
 		return;
 	}
-	if (bytes <= SOFTHCA_TXB_LIST) {
-		err = softhca_txb_send_list(sdev, b);
+	skb = softhca_txb_listed(sdev) ? softhca_txb_list(b) : NULL;
+	if (skb) {
+		err = softhca_txb_send(sdev, b, b->pages, skb);
 		end = b->start;	/* the next batch writes where this one was */
 		if (!err)
 			softhca_count(sdev, SOFTHCA_CNT_TX_GSO_LISTS);
 		goto out;
 	}
-	/* The pages go with the skb; any beyond stay for the next batch. */
+	/*
+	 * Page fragments (no frag list wanted, or no skbs for one): the
+	 * pages go with the skb; any beyond stay for the next batch.
+	 */
 	memcpy(pages, b->pages, npages * sizeof(pages[0]));
 	memset(b->pages, 0, npages * sizeof(pages[0]));
 
