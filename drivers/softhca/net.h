@@ -88,7 +88,8 @@ int softhca_net_send(struct softhca_dev *sdev, struct sk_buff *skb);
 
 /*
  * A transmit batch (net_batch.c): packets to one peer written back to
- * back into pages, sent as one UDP GSO skb.  At most SOFTHCA_TXB_BYTES:
+ * back into pages, or each into an skb of its own (a frag list), sent
+ * as one UDP GSO skb.  At most SOFTHCA_TXB_BYTES:
  * an IPv4 datagram's 16-bit length holds it with the headers.
  */
 #define SOFTHCA_TXB_BYTES	(60 * 1024)
@@ -107,11 +108,18 @@ int softhca_net_send(struct softhca_dev *sdev, struct sk_buff *skb);
  * @seg: the length of every packet but the last (the GSO size)
  * @last: the last packet's length (less than @seg: nothing may follow)
  * @n: packets written
+ * @bytes: their bytes
+ * @skbs: the packets of a batch written into skbs, chained by ->next
+ *	(NULL: the batch is in @pages)
+ * @skbs_tail: the last of them
  * @ask: the last packet must ask for an answer (softhca_txb_ask())
  */
 struct softhca_txb {
 	struct page *pages[SOFTHCA_TXB_PAGES];
 	struct softhca_path path;
+	struct sk_buff *skbs;
+	struct sk_buff *skbs_tail;
+	u32 bytes;
 	u32 start;
 	u32 len;
 	u32 seg;

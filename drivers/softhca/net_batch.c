@@ -7,30 +7,33 @@
  * the peer's backlog and its whole receive path).  A requester sends
  * runs of packets to one peer (the path-MTU packets of a chunk, a train
  * of small messages, req_train.c), a responder the packets of a READ
- * response.  They are written back to back into pages (softhca_txb_add())
- * and leave as one skb (softhca_txb_flush()) that the stack cuts into
+ * response.  They are written as they come (softhca_txb_add()) and
+ * leave as one skb (softhca_txb_flush()) that the stack cuts into
  * packets at the last moment: in software before a netdev that cannot
  * (validate_xmit_skb()), in a NIC that can (UDP segmentation offload),
  * or, across a veth, in the receiving UDP socket (udp_rcv_segment():
  * softhca's and rdma_rxe's tunnel sockets take no GSO skb), so each
  * receiver sees ordinary packets.
  *
- * Two shapes, by the netdev.  Page fragments: one skb whose pages hold
- * the packets back to back, which reach the netdev uncopied; the shape
+ * Two shapes, by the netdev, chosen when a batch's first packet is
+ * written.  Page fragments: the packets are written back to back into
+ * pages, which go with the skb and reach the netdev uncopied; the shape
  * for a NIC that cuts UDP GSO itself (UDP segmentation offload:
  * NETIF_F_GSO_UDP_L4 and no NETIF_F_GSO_FRAGLIST).  A frag list, the
- * shape UDP GRO builds (SKB_GSO_FRAGLIST), for every other netdev: the
- * first packet in the head, each other one in an skb of its own on the
- * head's frag list, with its own IP and UDP headers.  A software netdev
+ * shape UDP GRO builds (SKB_GSO_FRAGLIST), for every other netdev: each
+ * packet is written into an skb of its own, the first one the head,
+ * each other one on the head's frag list with its own IP and UDP
+ * headers.  A software netdev
  * (a veth, a bridge) hands it on whole and the receiving socket cuts it
  * (skb_segment_list()) by unlinking those skbs and copying a MAC header
  * into each; a netdev that segments nothing cuts it the same way before
  * it.  Page fragments cut there (skb_segment()) cost an skb and a
  * header copy a packet, and a receiver reading packets across pages:
  * across a veth the frag lists carried 13-27 % more WRITEs of 256 B to
- * 4 KiB and 7-21 % more 1 MiB WRITE and READ bandwidth, their copy into
- * each packet's skb included (Documentation/performance.rst).  A frag
- * list whose skbs cannot be had goes as page fragments.
+ * 4 KiB and 7-21 % more 1 MiB WRITE and READ bandwidth, even copied once
+ * more from pages into their skbs as they were at first
+ * (Documentation/performance.rst).  A packet whose skb cannot be had
+ * ends the frag list and starts a batch in pages.
  *
  * UDP GSO (SKB_GSO_UDP_L4) cuts the payload into gso_size pieces and
  * gives each its own UDP and IP header.  So a batch holds packets of
@@ -49,17 +52,16 @@
  * trusted as it is across a veth); a lone packet keeps RoCEv2's 0
  * (net.c).  The ICRC counts the field as all ones either way.
  *
- * Memory: a batch is written into whole pages, which go with its skb
- * when it leaves in page fragments (a frag list's packets are copied
- * into its skbs and the batch keeps its pages);
- * what is left of the last page starts the next batch (the page then
- * held by both: the skb reads only its own part), since the kernel may
- * zero every page it hands out (init_on_alloc) and a run of small
- * messages would pay a page each.  A batch of one packet is copied into
- * a linear skb, as before batches existed, and the next batch is written
- * where it was: a lone packet costs no page, and its receiver need not
- * linearize it.  The skbs of short batches and lone packets come from
- * per-CPU caches (softhca_net_alloc_skb()).
+ * Memory: a batch in pages is written into whole pages, which go with
+ * its skb; what is left of the last page starts the next batch (the
+ * page then held by both: the skb reads only its own part), since the
+ * kernel may zero every page it hands out (init_on_alloc) and a run of
+ * small messages would pay a page each.  A batch in pages of one packet
+ * is copied into a linear skb, as before batches existed, and the next
+ * batch is written where it was: a lone packet costs no page, and its
+ * receiver need not linearize it (one written into an skb leaves in
+ * it).  The skbs of frag lists and lone packets come from per-CPU
+ * caches (softhca_net_alloc_skb()).
  *
  * Order: a requester's batch lives in its QP (qp->wire.txb) under
  * sq.lock, and is flushed before sq.lock is let go (the transport's
@@ -185,6 +187,45 @@ static void softhca_txb_copy(struct softhca_txb *b,
 	}
 }
 
+/*
+ * The shape of a batch of several packets (see the top of this file):
+ * page fragments for a netdev that cuts UDP GSO itself and takes no
+ * frag list, a frag list for any other.
+ */
+static bool softhca_txb_listed(const struct softhca_dev *sdev)
+{
+	netdev_features_t f = READ_ONCE(sdev->ndev->features);
+
+	return !(f & NETIF_F_GSO_UDP_L4) || (f & NETIF_F_GSO_FRAGLIST);
+}
+
+/*
+ * A packet of a frag-list batch, written straight into its own skb
+ * (@plen bytes: the headers, @len of payload from @data, the pad and the
+ * ICRC's place, which the flush fills), chained behind the batch's last.
+ */
+static void softhca_txb_put_skb(struct softhca_txb *b, struct sk_buff *skb,
+				const u8 *hdr, u32 hdr_len,
+				struct softhca_cursor *data, u32 len, u32 plen)
+{
+	struct softhca_seg seg = {};
+	struct softhca_cursor dst;
+
+	skb_put_data(skb, hdr, hdr_len);
+	if (len) {
+		seg.addr = (uintptr_t)skb_put(skb, len);
+		seg.len = len;
+		softhca_cursor_init(&dst, &seg, 1);
+		softhca_copy(&dst, data, len);
+	}
+	skb_put_zero(skb, plen - hdr_len - len);
+	if (b->skbs)
+		b->skbs_tail->next = skb;
+	else
+		b->skbs = skb;
+	b->skbs_tail = skb;
+}
+
 /**
  * softhca_txb_add - write one packet into a batch
  * @sdev: the sending device
@@ -206,6 +247,7 @@ int softhca_txb_add(struct softhca_dev *sdev, struct softhca_txb *b,
 {
 	u32 max = READ_ONCE(softhca_engine.tx_batch);
 	u8 hdr[SOFTHCA_ROCE_MAX_HDRS], zero[3 + SOFTHCA_ICRC_LEN] = {};
+	struct sk_buff *skb = NULL;
 	u32 plen;
 	int hdr_len, err;
 
@@ -216,21 +258,34 @@ int softhca_txb_add(struct softhca_dev *sdev, struct softhca_txb *b,
 	}
 	plen = hdr_len + len + (-len & 3) + SOFTHCA_ICRC_LEN;
 	if (b->n && (b->last != b->seg || plen > b->seg ||
-		     b->len - b->start + plen > SOFTHCA_TXB_BYTES ||
+		     b->bytes + plen > SOFTHCA_TXB_BYTES ||
 		     !softhca_path_same(&b->path, path)))
 		softhca_txb_flush(sdev, b);
-	err = softhca_txb_room(b, plen);
-	if (err)
-		goto drop;
+	if (b->n ? !!b->skbs : softhca_txb_listed(sdev)) {
+		skb = softhca_net_alloc_skb(plen);
+		/* None to be had: this packet starts a batch in pages. */
+		if (!skb && b->n)
+			softhca_txb_flush(sdev, b);
+	}
+	if (!skb) {
+		err = softhca_txb_room(b, plen);
+		if (err)
+			goto drop;
+	}
 	if (!b->n) {
 		b->path = *path;
 		b->seg = plen;
 	}
-	softhca_txb_put(b, hdr, hdr_len);
-	if (len)
-		softhca_txb_copy(b, data, len);
-	/* The pad, and the ICRC's place: the flush fills it. */
-	softhca_txb_put(b, zero, plen - hdr_len - len);
+	if (skb) {
+		softhca_txb_put_skb(b, skb, hdr, hdr_len, data, len, plen);
+	} else {
+		softhca_txb_put(b, hdr, hdr_len);
+		if (len)
+			softhca_txb_copy(b, data, len);
+		/* The pad, and the ICRC's place: the flush fills it. */
+		softhca_txb_put(b, zero, plen - hdr_len - len);
+	}
+	b->bytes += plen;
 	b->last = plen;
 	b->n++;
 	if (b->n >= max)
@@ -246,7 +301,8 @@ drop:
 
 /*
  * Each packet's ICRC, for the IP and UDP headers its segment will have:
- * the skb's with the segment's lengths and (IPv4) its ID.
+ * the skb's with the segment's lengths and (IPv4) its ID.  The packets
+ * are in @pages, or (@pages NULL) in @skb and the skbs on its frag list.
  */
 static void softhca_txb_icrcs(const struct softhca_txb *b,
 			      struct page *const *pages, struct sk_buff *skb)
@@ -258,9 +314,11 @@ static void softhca_txb_icrcs(const struct softhca_txb *b,
 	struct udphdr uh = *udp_hdr(skb);
 	bool v4 = ip_hdr(skb)->version == 4;
 	u8 bth[SOFTHCA_BTH_LEN];
+	struct sk_buff *nskb = skb_shinfo(skb)->frag_list;
 	u32 i, off = b->start, plen, crc;
 	__le32 icrc;
 	u16 id = 0;
+	u8 *p;
 
 	if (v4) {
 		ip.v4 = *ip_hdr(skb);
@@ -276,6 +334,19 @@ static void softhca_txb_icrcs(const struct softhca_txb *b,
 			ip.v4.id = htons(id + i);
 		} else {
 			ip.v6.payload_len = uh.len;
+		}
+		if (!pages) {
+			p = i ? nskb->data :
+				skb_transport_header(skb) + sizeof(uh);
+			if (i)
+				nskb = nskb->next;
+			crc = softhca_icrc_hdrs(&ip, &uh, p, SOFTHCA_BTH_LEN);
+			crc = softhca_icrc_update(crc, p + SOFTHCA_BTH_LEN,
+						  plen - SOFTHCA_BTH_LEN -
+						  SOFTHCA_ICRC_LEN);
+			icrc = softhca_icrc_finish(crc);
+			memcpy(p + plen - SOFTHCA_ICRC_LEN, &icrc, sizeof(icrc));
+			continue;
 		}
 		softhca_txb_bytes(pages, off, bth, sizeof(bth), true);
 		crc = softhca_icrc_hdrs(&ip, &uh, bth, sizeof(bth));
@@ -295,12 +366,18 @@ static void softhca_txb_icrcs(const struct softhca_txb *b,
 static void softhca_txb_ackreq(struct softhca_txb *b)
 {
 	u32 i, off = b->start + offsetof(struct softhca_bth, apsn), room;
+	struct sk_buff *skb = b->skbs;
 	bool ask = b->ask;
 	u8 *p;
 
 	b->ask = false;
 	for (i = 0; i < b->n; i++, off += b->seg) {
-		p = softhca_txb_at(b->pages, off, &room);
+		if (skb) {
+			p = skb->data + offsetof(struct softhca_bth, apsn);
+			skb = skb->next;
+		} else {
+			p = softhca_txb_at(b->pages, off, &room);
+		}
 		ask |= *p & (SOFTHCA_BTH_ACKREQ >> 24);
 		if (i + 1 < b->n)
 			*p &= ~(SOFTHCA_BTH_ACKREQ >> 24);
@@ -371,6 +448,7 @@ static void softhca_txb_flush_one(struct softhca_dev *sdev,
 	struct sk_buff *skb;
 
 	b->n = 0;
+	b->bytes = 0;
 	b->len = b->start;
 	skb = softhca_net_alloc_skb(bytes);
 	if (!skb) {
@@ -382,21 +460,19 @@ static void softhca_txb_flush_one(struct softhca_dev *sdev,
 }
 
 /*
- * A packet of a frag-list batch behind the head: its bytes, and in front
- * of them the head's IP and UDP headers with its own lengths (the IPv4
+ * A packet of a frag-list batch behind the head: in front of its bytes,
+ * the head's IP and UDP headers with its own lengths (the IPv4
  * ID and header checksum are segmentation's, inet_gso_segment(); the
  * ICRC assumed them).  skb->data stays at the BTH, as GRO leaves the
  * skbs of a frag list: the head's lengths count only what lies there.
  */
-static void softhca_txb_list_one(const struct softhca_txb *b,
-				 const struct sk_buff *head,
-				 struct sk_buff *nskb, u32 off)
+static void softhca_txb_list_one(const struct sk_buff *head,
+				 struct sk_buff *nskb)
 {
 	int nhlen = skb_transport_offset(head) + sizeof(struct udphdr);
 	u32 ulen = sizeof(struct udphdr) + nskb->len;
 	struct udphdr *uh;
 
-	softhca_txb_bytes(b->pages, off, nskb->data, nskb->len, true);
 	memcpy(nskb->data - nhlen, skb_network_header(head), nhlen);
 	skb_set_network_header(nskb, -nhlen);
 	skb_set_transport_header(nskb, -(int)sizeof(*uh));
@@ -411,9 +487,8 @@ static void softhca_txb_list_one(const struct softhca_txb *b,
 }
 
 /*
- * Send @skb, which holds the batch's packets from @pages (page
- * fragments), or has room for them: a frag list (they are copied in
- * once the ICRCs are filled, which need the headers).  Consumes @skb.
+ * Send @skb, which holds the batch's packets: in page fragments from
+ * @pages, or (@pages NULL) as a frag list.  Consumes @skb.
  * Return: 0, or a negative errno (nothing sent).
  */
 static int softhca_txb_send(struct softhca_dev *sdev,
@@ -421,7 +496,6 @@ static int softhca_txb_send(struct softhca_dev *sdev,
 			    struct page *const *pages, struct sk_buff *skb)
 {
 	struct sk_buff *nskb;
-	u32 off;
 	int err;
 
 	rcu_read_lock();
@@ -432,16 +506,8 @@ static int softhca_txb_send(struct softhca_dev *sdev,
 		return err;
 	}
 	softhca_txb_icrcs(b, pages, skb);
-	if (skb_has_frag_list(skb)) {
-		softhca_txb_bytes(pages, b->start,
-				  skb_transport_header(skb) + sizeof(struct udphdr),
-				  b->seg, true);
-		off = b->start + b->seg;
-		skb_walk_frags(skb, nskb) {
-			softhca_txb_list_one(b, skb, nskb, off);
-			off += nskb->len;
-		}
-	}
+	skb_walk_frags(skb, nskb)
+		softhca_txb_list_one(skb, nskb);
 	softhca_txb_gso(b, skb);
 	err = softhca_net_send(sdev, skb);
 	rcu_read_unlock();
@@ -449,50 +515,27 @@ static int softhca_txb_send(struct softhca_dev *sdev,
 }
 
 /*
- * The shape of a batch of several packets (see the top of this file):
- * page fragments for a netdev that cuts UDP GSO itself and takes no
- * frag list, a frag list for any other.
+ * A batch written into skbs: alone, or as a frag list.  The batch's
+ * pages are left as they were for the next batch.  Return: 0, or a
+ * negative errno (nothing sent).
  */
-static bool softhca_txb_listed(const struct softhca_dev *sdev)
+static int softhca_txb_flush_list(struct softhca_dev *sdev,
+				  struct softhca_txb *b)
 {
-	netdev_features_t f = READ_ONCE(sdev->ndev->features);
+	struct sk_buff *skb = b->skbs, *nskb;
 
-	return !(f & NETIF_F_GSO_UDP_L4) || (f & NETIF_F_GSO_FRAGLIST);
-}
-
-/*
- * The skbs of a batch as a frag list: the head with room for the first
- * packet, an skb on its frag list for each other one; their bytes are
- * filled once the headers are there (the ICRCs need them).  The head
- * holds exactly one packet of the GSO size: only then does UDP cut a
- * frag list as it is (__udp_gso_segment(); otherwise it linearizes it
- * first).  Return: the head, or NULL if an skb could not be had.
- */
-static struct sk_buff *softhca_txb_list(const struct softhca_txb *b)
-{
-	struct sk_buff *skb, *nskb, **tail;
-	u32 i, plen;
-
-	skb = softhca_net_alloc_skb(b->seg);
-	if (!skb)
-		return NULL;
-	__skb_put(skb, b->seg);
-	tail = &skb_shinfo(skb)->frag_list;
-	for (i = 1; i < b->n; i++) {
-		plen = i + 1 == b->n ? b->last : b->seg;
-		nskb = softhca_net_alloc_skb(plen);
-		if (!nskb) {
-			kfree_skb(skb);
-			return NULL;
-		}
-		__skb_put(nskb, plen);
-		*tail = nskb;
-		tail = &nskb->next;
-		skb->len += plen;
-		skb->data_len += plen;
+	b->skbs = NULL;
+	b->skbs_tail = NULL;
+	if (!skb->next)
+		return softhca_net_xmit(sdev, skb, &b->path);
+	skb_shinfo(skb)->frag_list = skb->next;
+	skb->next = NULL;
+	skb_walk_frags(skb, nskb) {
+		skb->len += nskb->len;
+		skb->data_len += nskb->len;
 		skb->truesize += nskb->truesize;
 	}
-	return skb;
+	return softhca_txb_send(sdev, b, NULL, skb);
 }
 
 /**
@@ -505,7 +548,7 @@ static struct sk_buff *softhca_txb_list(const struct softhca_txb *b)
 void softhca_txb_flush(struct softhca_dev *sdev, struct softhca_txb *b)
 {
 	u32 npages = DIV_ROUND_UP(b->len, PAGE_SIZE), n = b->n, i, off, size;
-	u32 bytes = b->len - b->start, end = offset_in_page(b->len);
+	u32 bytes = b->bytes, end = offset_in_page(b->len);
 	struct page *pages[SOFTHCA_TXB_PAGES];
 	struct sk_buff *skb;
 	int err = -ENOMEM;
@@ -513,22 +556,23 @@ void softhca_txb_flush(struct softhca_dev *sdev, struct softhca_txb *b)
 	if (!n)
 		return;
 	softhca_txb_ackreq(b);
+	if (b->skbs) {
+		err = softhca_txb_flush_list(sdev, b);
+		b->n = 0;
+		b->bytes = 0;
+		/* A lone packet: counted by softhca_net_xmit(). */
+		if (n == 1)
+			return;
+		if (!err)
+			softhca_count(sdev, SOFTHCA_CNT_TX_GSO_LISTS);
+		end = b->start;	/* the pages hold nothing of this batch */
+		goto out;
+	}
 	if (n == 1) {
 		softhca_txb_flush_one(sdev, b);
 		return;
 	}
-	skb = softhca_txb_listed(sdev) ? softhca_txb_list(b) : NULL;
-	if (skb) {
-		err = softhca_txb_send(sdev, b, b->pages, skb);
-		end = b->start;	/* the next batch writes where this one was */
-		if (!err)
-			softhca_count(sdev, SOFTHCA_CNT_TX_GSO_LISTS);
-		goto out;
-	}
-	/*
-	 * Page fragments (no frag list wanted, or no skbs for one): the
-	 * pages go with the skb; any beyond stay for the next batch.
-	 */
+	/* Page fragments: the pages go with the skb; any beyond stay. */
 	memcpy(pages, b->pages, npages * sizeof(pages[0]));
 	memset(b->pages, 0, npages * sizeof(pages[0]));
 
@@ -561,6 +605,7 @@ void softhca_txb_flush(struct softhca_dev *sdev, struct softhca_txb *b)
 	err = softhca_txb_send(sdev, b, pages, skb);
 out:
 	b->n = 0;
+	b->bytes = 0;
 	b->start = end;
 	b->len = end;
 	if (err) {
@@ -578,6 +623,10 @@ void softhca_txb_release(struct softhca_txb *b)
 	u32 i;
 
 	WARN_ON_ONCE(b->n);
+	kfree_skb_list(b->skbs);
+	b->skbs = NULL;
+	b->skbs_tail = NULL;
+	b->bytes = 0;
 	for (i = 0; i < SOFTHCA_TXB_PAGES; i++) {
 		if (b->pages[i])
 			put_page(b->pages[i]);
