@@ -10,7 +10,7 @@ export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 
 # Every file, in the order Debian's kernel (SOFTHCA_SUITE=stock) runs them.
-all="kunit.sh module.sh link.sh port.sh verbs.sh cycles.sh objects.sh objects_life.sh datapath.sh mw.sh xrc.sh wire.sh wire_capture.sh rdma_cm.sh fuzz.sh failnth.sh wire_uc.sh wire_rc.sh wire_xrc.sh rdma_cm_wire.sh nvmeof.sh nfsrdma.sh kill.sh perf.sh dropin.sh perftest.sh"
+all="kunit.sh module.sh link.sh port.sh verbs.sh cycles.sh objects.sh objects_life.sh datapath.sh mw.sh xrc.sh wire.sh wire_capture.sh rdma_cm.sh fuzz.sh failnth.sh wire_uc.sh wire_rc.sh wire_xrc.sh wire_bridge.sh rdma_cm_wire.sh nvmeof.sh nfsrdma.sh kill.sh perf.sh dropin.sh perftest.sh"
 
 # SOFTHCA_SUITE=debug (the sanitizer tier's kernel, tools/vm/run-guest
 # with SOFTHCA_VM_KERNEL=debug): the tests of the driver, KUnit in
