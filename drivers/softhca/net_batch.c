@@ -23,17 +23,17 @@
  * shape UDP GRO builds (SKB_GSO_FRAGLIST), for every other netdev: each
  * packet is written into an skb of its own, the first one the head,
  * each other one on the head's frag list with its own IP and UDP
- * headers.  A software netdev
- * (a veth, a bridge) hands it on whole and the receiving socket cuts it
- * (skb_segment_list()) by unlinking those skbs and copying a MAC header
- * into each; a netdev that segments nothing cuts it the same way before
- * it.  Page fragments cut there (skb_segment()) cost an skb and a
- * header copy a packet, and a receiver reading packets across pages:
- * across a veth the frag lists carried 13-27 % more WRITEs of 256 B to
- * 4 KiB and 7-21 % more 1 MiB WRITE and READ bandwidth, even copied once
- * more from pages into their skbs as they were at first
- * (Documentation/performance.rst).  A packet whose skb cannot be had
- * ends the frag list and starts a batch in pages.
+ * headers.  A software netdev (a veth, a bridge) hands it on whole and
+ * the receiving socket cuts it (skb_segment_list()) by unlinking those
+ * skbs and copying a MAC header into each; a netdev that segments
+ * nothing cuts it the same way before it.  Page fragments cut there
+ * (skb_segment()) cost an skb and a header copy a packet, and a
+ * receiver reading packets across pages: across a veth the frag lists
+ * carried 13-27 % more WRITEs of 256 B to 4 KiB and 7-21 % more 1 MiB
+ * WRITE and READ bandwidth, even copied once more from pages into their
+ * skbs as they were at first (Documentation/performance.rst).  A packet
+ * whose skb cannot be had ends the frag list and starts a batch in
+ * pages.
  *
  * UDP GSO (SKB_GSO_UDP_L4) cuts the payload into gso_size pieces and
  * gives each its own UDP and IP header.  So a batch holds packets of
