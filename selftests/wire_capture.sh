@@ -299,6 +299,31 @@ batched() {
 	done < "$TMP/gso0"
 }
 
+# skbs_fail CMD...: CMD while one in ten of the skbs softhca would send
+# packets in cannot be had (fail_skb, net.c): a frag list's packet then
+# goes in pages, a lone packet (an ACK, say) is lost and RC recovers.
+# shw3's netdev takes frag lists, so a batch of page fragments from shw3
+# is the fallback's.  Needs fault injection (the debug kernel has it).
+skbs_fail() {
+	fa=/sys/kernel/debug/softhca/fail_skb
+	if [ ! -d $fa ]; then
+		echo "SKIP: no $fa (a kernel without fault injection; the debug kernel has it)"
+		return 77
+	fi
+	d0=$(hwc shw3 tx_drops) g0=$(hwc shw3 tx_gso_skbs) l0=$(hwc shw3 tx_gso_lists)
+	echo 1 > $fa/interval && echo -1 > $fa/times && echo 0 > $fa/verbose &&
+		echo "${FAIL_SKB_PERCENT:-10}" > $fa/probability || return 1
+	"$@"
+	rc=$?
+	echo 0 > $fa/probability
+	d=$(($(hwc shw3 tx_drops) - d0)) g=$(($(hwc shw3 tx_gso_skbs) - g0))
+	l=$(($(hwc shw3 tx_gso_lists) - l0))
+	echo "NOTE: shw3: $d packets lost, $g GSO skbs, $((g - l)) of them page fragments"
+	[ $rc = 0 ] || return 1
+	[ "$d" -gt 0 ] || { echo "shw3 lost no packet: nothing was injected"; return 1; }
+	[ $((g - l)) -gt 0 ] || { echo "shw3 never fell back to pages"; return 1; }
+}
+
 # stock_rxe CMD...: the softhca <-> rxe traffic, on Debian's kernel only.
 # On the debug kernel it took two minutes of the tier and runs the
 # kernel paths of softhca that the softhca <-> softhca traffic runs
@@ -323,6 +348,8 @@ t "wire_capture: every softhca <-> softhca frame's ICRC recomputed" \
 t "wire_capture: every softhca <-> rxe frame's ICRC recomputed (rxe's and softhca's)" \
 	stock rxe icrc_right "$TMP/rxe.pcap"
 t "wire_capture: $FRAMES fuzzed frames at shw2 beside checked RC traffic" fuzz
+t "wire_capture: RC SEND/WRITE while one skb in ten cannot be had, every byte" \
+	skbs_fail uc checked fi_rc wns2 shw2 10.78.0.1 wns3 shw3 10.78.0.2 10.78.0.1 19098 -R -n 8 -s 65536
 teardown
 t "wire_capture: deleting the namespaces takes their devices and sockets" sockets_gone
 cleanup_all

@@ -36,6 +36,8 @@
  * attach, detach and a namespace's exit; it protects every struct
  * softhca_net and every device's net and net_node.
  */
+#include <linux/debugfs.h>
+#include <linux/fault-inject.h>
 #include <linux/ip.h>
 #include <linux/ipv6.h>
 #include <linux/udp.h>
@@ -472,6 +474,49 @@ static bool softhca_net_napi_ok(void)
 	return in_softirq() && !in_hardirq();
 }
 
+#ifdef CONFIG_FAULT_INJECTION
+/*
+ * fail_skb: the kernel's fault-injection attributes (debugfs
+ * softhca/fail_skb, Documentation/fault-injection) over every skb a
+ * packet is sent in, so that a test can take the transmit's ways out
+ * when none can be had (a batch's fallback to pages, a packet lost and
+ * sent again) on a kernel built with fault injection.
+ */
+static DECLARE_FAULT_ATTR(softhca_fail_skb);
+static struct dentry *softhca_debugfs;
+
+static bool softhca_net_skb_fails(unsigned int len)
+{
+	return should_fail(&softhca_fail_skb, len);
+}
+
+static void softhca_net_faults_init(void)
+{
+	softhca_debugfs = debugfs_create_dir("softhca", NULL);
+	/* Without it the attributes stay off: nothing to undo. */
+	fault_create_debugfs_attr("fail_skb", softhca_debugfs,
+				  &softhca_fail_skb);
+}
+
+static void softhca_net_faults_exit(void)
+{
+	debugfs_remove_recursive(softhca_debugfs);
+}
+#else
+static bool softhca_net_skb_fails(unsigned int len)
+{
+	return false;
+}
+
+static void softhca_net_faults_init(void)
+{
+}
+
+static void softhca_net_faults_exit(void)
+{
+}
+#endif
+
 /**
  * softhca_net_alloc_skb - an skb for @len bytes of a packet (BTH onwards)
  * @len: the bytes the caller puts
@@ -486,7 +531,7 @@ static bool softhca_net_napi_ok(void)
  * is a plain alloc_skb().
  *
  * Context: any but hard IRQ; no sleeping.
- * Return: the skb, or NULL.
+ * Return: the skb, or NULL (no memory, or fail_skb injected a failure).
  */
 struct sk_buff *softhca_net_alloc_skb(unsigned int len)
 {
@@ -495,6 +540,8 @@ struct sk_buff *softhca_net_alloc_skb(unsigned int len)
 	struct sk_buff *skb;
 	void *data;
 
+	if (softhca_net_skb_fails(len))
+		return NULL;
 	if (softhca_net_napi_ok() && size <= PAGE_SIZE) {
 		data = napi_alloc_frag(size);
 		if (!data)
@@ -606,10 +653,15 @@ static struct pernet_operations softhca_net_ops = {
 
 int softhca_net_init(void)
 {
-	return register_pernet_subsys(&softhca_net_ops);
+	int err = register_pernet_subsys(&softhca_net_ops);
+
+	if (!err)
+		softhca_net_faults_init();
+	return err;
 }
 
 void softhca_net_exit(void)
 {
+	softhca_net_faults_exit();
 	unregister_pernet_subsys(&softhca_net_ops);
 }
