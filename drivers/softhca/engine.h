@@ -228,6 +228,7 @@ void softhca_cursor_init(struct softhca_cursor *c, struct softhca_seg *segs,
 void softhca_cursor_skip(struct softhca_cursor *c, u64 len);
 void softhca_copy(struct softhca_cursor *dst, struct softhca_cursor *src,
 		  u32 len);
+void softhca_copy_to_kernel(void *p, struct softhca_cursor *src, u32 len);
 void softhca_copy_from_kernel(struct softhca_cursor *dst, const void *p,
 			      u32 len);
 int softhca_mem_atomic(struct softhca_mr *mr, u64 addr, u8 opcode,

@@ -323,6 +323,16 @@ void softhca_copy_from_kernel(struct softhca_cursor *dst, const void *p,
 	softhca_copy(dst, &src, len);
 }
 
+/* Copy @len bytes from @src (which advances) to kernel memory at @p. */
+void softhca_copy_to_kernel(void *p, struct softhca_cursor *src, u32 len)
+{
+	struct softhca_seg seg = { .addr = (uintptr_t)p, .len = len };
+	struct softhca_cursor dst;
+
+	softhca_cursor_init(&dst, &seg, 1);
+	softhca_copy(&dst, src, len);
+}
+
 /**
  * softhca_mem_atomic - an 8-byte atomic on an MR
  * @mr: the referenced MR (range and access already checked)

@@ -173,17 +173,15 @@ static void softhca_txb_put(struct softhca_txb *b, void *src, u32 len)
 static void softhca_txb_copy(struct softhca_txb *b,
 			     struct softhca_cursor *data, u32 len)
 {
-	struct softhca_seg seg = {};
-	struct softhca_cursor dst;
-	u32 room;
+	u32 room, n;
+	u8 *p;
 
 	while (len) {
-		seg.addr = (uintptr_t)softhca_txb_at(b->pages, b->len, &room);
-		seg.len = min(len, room);
-		softhca_cursor_init(&dst, &seg, 1);
-		softhca_copy(&dst, data, seg.len);
-		b->len += seg.len;
-		len -= seg.len;
+		p = softhca_txb_at(b->pages, b->len, &room);
+		n = min(len, room);
+		softhca_copy_to_kernel(p, data, n);
+		b->len += n;
+		len -= n;
 	}
 }
 
@@ -208,16 +206,9 @@ static void softhca_txb_put_skb(struct softhca_txb *b, struct sk_buff *skb,
 				const u8 *hdr, u32 hdr_len,
 				struct softhca_cursor *data, u32 len, u32 plen)
 {
-	struct softhca_seg seg = {};
-	struct softhca_cursor dst;
-
 	skb_put_data(skb, hdr, hdr_len);
-	if (len) {
-		seg.addr = (uintptr_t)skb_put(skb, len);
-		seg.len = len;
-		softhca_cursor_init(&dst, &seg, 1);
-		softhca_copy(&dst, data, len);
-	}
+	if (len)
+		softhca_copy_to_kernel(skb_put(skb, len), data, len);
 	skb_put_zero(skb, plen - hdr_len - len);
 	if (b->skbs)
 		b->skbs_tail->next = skb;
@@ -444,7 +435,7 @@ static void softhca_txb_gso(const struct softhca_txb *b, struct sk_buff *skb)
 static void softhca_txb_flush_one(struct softhca_dev *sdev,
 				  struct softhca_txb *b)
 {
-	u32 bytes = b->len - b->start;
+	u32 bytes = b->bytes;
 	struct sk_buff *skb;
 
 	b->n = 0;

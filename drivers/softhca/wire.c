@@ -52,8 +52,6 @@ int softhca_wire_xmit(struct softhca_dev *sdev,
 {
 	u32 hdr_len = softhca_roce_ops[f->opcode].hdr_len;
 	u32 pad = -len & 3, plen = hdr_len + len + pad;
-	struct softhca_cursor dst;
-	struct softhca_seg seg;
 	struct sk_buff *skb;
 	u8 *p;
 
@@ -72,13 +70,8 @@ int softhca_wire_xmit(struct softhca_dev *sdev,
 		softhca_count(sdev, SOFTHCA_CNT_TX_DROPS);
 		return -EINVAL;
 	}
-	if (len) {
-		seg.mr = NULL;
-		seg.addr = (uintptr_t)(p + hdr_len);
-		seg.len = len;
-		softhca_cursor_init(&dst, &seg, 1);
-		softhca_copy(&dst, data, len);
-	}
+	if (len)
+		softhca_copy_to_kernel(p + hdr_len, data, len);
 	memset(p + hdr_len + len, 0, pad);
 	return softhca_net_xmit(sdev, skb, path);
 }
