@@ -13,19 +13,6 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/wire_lib.sh"
 
-UCW=$SELFTESTS/uc_wire
-
-# ucb OKPAT NAME SNS SDEV SADDR CNS CDEV CADDR PORT [ARGS]: uc_wire's
-# pair across the bridge (the server's address is the host's).
-ucb() {
-	[ -x "$UCW" ] || { echo "SKIP: $UCW not built (no libibverbs)"; return 77; }
-	okpat=$1 name=$2 sns=$3 sdev=$4 saddr=$5 cns=$6 cdev=$7 caddr=$8 port=$9
-	shift 9
-	if debug_kernel; then set -- "$@" -T 18; fi
-	pair "$UCW" "$okpat" "$name" "$sns" "$sdev" "$saddr" "$cns" "$cdev" "$caddr" \
-		"$saddr" "$port" "$@"
-}
-
 setup_bridge() {
 	ip link add wbr0 type bridge || return 1
 	ip addr add 10.79.0.1/24 dev wbr0 && ip link set wbr0 up || return 1
@@ -45,21 +32,6 @@ setup_bridge() {
 		wait_for 10 grep -q 'ffff' /sys/class/infiniband/$d/ports/1/gids/1 ||
 			{ echo "$d: no IPv4 GID"; return 1; }
 	done
-}
-
-# lists DEV CMD...: CMD, and DEV sent its batches as frag lists only
-# (the veth takes them: net_batch.c), at least one.
-lists() {
-	d=$1
-	shift
-	g0=$(hwc "$d" tx_gso_skbs) l0=$(hwc "$d" tx_gso_lists)
-	"$@" || return 1
-	g=$(($(hwc "$d" tx_gso_skbs) - g0)) l=$(($(hwc "$d" tx_gso_lists) - l0))
-	echo "NOTE: $d sent $g GSO skbs, $l of them frag lists"
-	if [ "$g" = 0 ] || [ "$l" != "$g" ]; then
-		echo "$d: expected frag lists only"
-		return 1
-	fi
 }
 
 # refused_none DEV...: nothing arrived that the devices dropped as bad.
@@ -100,15 +72,15 @@ bridge_gone() {
 
 t "wire_bridge: a bridge, softhca devices in two namespaces on its ports, rxe on it" setup_bridge
 t "wire_bridge: RC SEND/WRITE (+imm) softhca <-> softhca, 64 KiB, through the bridge" \
-	lists shb1 ucb checked bsw wbns2 shb2 10.79.0.3 wbns1 shb1 10.79.0.2 19201 -R -n 4 -s 65536
+	batched "shb1 lists" uc checked bsw wbns2 shb2 10.79.0.3 wbns1 shb1 10.79.0.2 10.79.0.3 19201 -R -n 4 -s 65536
 t "wire_bridge: RC SEND/WRITE (+imm) softhca <-> softhca, 64 B trains, through the bridge" \
-	lists shb1 ucb 'end mark sent' bwin wbns2 shb2 10.79.0.3 wbns1 shb1 10.79.0.2 19202 -R -Q 32 -U 16 -s 64 -S 500
+	batched "shb1 lists" uc 'end mark sent' bwin wbns2 shb2 10.79.0.3 wbns1 shb1 10.79.0.2 10.79.0.3 19202 -R -Q 32 -U 16 -s 64 -S 500
 t "wire_bridge: RC READ softhca <-> softhca, up to 1 MiB, through the bridge" \
-	lists shb2 ucb 'READs of' brd wbns2 shb2 10.79.0.3 wbns1 shb1 10.79.0.2 19203 -R -D -n 4 -s 1048576
+	batched "shb2 lists" uc 'READs of' brd wbns2 shb2 10.79.0.3 wbns1 shb1 10.79.0.2 10.79.0.3 19203 -R -D -n 4 -s 1048576
 t "wire_bridge: RC SEND/WRITE (+imm) softhca -> rxe on the bridge, 64 KiB" \
-	rxe lists shb1 ucb checked bxr - rxeb 10.79.0.1 wbns1 shb1 10.79.0.2 19204 -R -n 4 -s 65536
+	rxe batched "shb1 lists" uc checked bxr - rxeb 10.79.0.1 wbns1 shb1 10.79.0.2 10.79.0.1 19204 -R -n 4 -s 65536
 t "wire_bridge: RC SEND/WRITE (+imm) rxe on the bridge -> softhca, 64 KiB" \
-	rxe ucb checked bxr2 wbns1 shb1 10.79.0.2 - rxeb 10.79.0.1 19205 -R -n 4 -s 65536
+	rxe uc checked bxr2 wbns1 shb1 10.79.0.2 - rxeb 10.79.0.1 10.79.0.2 19205 -R -n 4 -s 65536
 t "wire_bridge: UD ibv_ud_pingpong softhca <-> softhca through the bridge" \
 	pair ibv_ud_pingpong 'bytes in' bud wbns2 shb2 10.79.0.3 wbns1 shb1 10.79.0.2 10.79.0.3 19206 -n 20 -s 512 -c
 t "wire_bridge: nothing refused as bad, nothing dropped on send" refused_none shb1 shb2

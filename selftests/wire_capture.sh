@@ -29,7 +29,6 @@
 debug_kernel && WIRE_RXE=0
 . "$(dirname "$0")/wire_lib.sh"
 
-UCW=$SELFTESTS/uc_wire
 PERF=$REPO/build/bin/softhca-perf
 TOOL_PY=$REPO/selftests/roce_tool.py
 if debug_kernel; then FRAMES=${FUZZ_FRAMES:-1000}; else FRAMES=${FUZZ_FRAMES:-30000}; fi
@@ -60,15 +59,6 @@ capture() {
 	wait $cap
 	grep -E 'captured|dropped by kernel' "$pcap.log"
 	return $crc
-}
-
-# On the debug kernel the RC pairs wait 1 s for an ACK (-T 18), not 67 ms:
-# niced beside the stock tier's guest, that guest's vCPUs can go half a
-# second without running (retry_cnt 7 of 67 ms ran out there, with no
-# packet lost).
-uc() {
-	[ -x "$UCW" ] || { echo "SKIP: $UCW not built"; return 77; }
-	if debug_kernel; then pair "$UCW" "$@" -T 18; else pair "$UCW" "$@"; fi
 }
 
 # write_stream: 64 B RDMA WRITEs from shw2 to shw3 in bursts of 16
@@ -273,30 +263,6 @@ setup_segmenting() {
 	ip link set wr0 gso_max_segs 1 && ip -n wns1 link set wr1 gso_max_segs 1 &&
 	ip -n wns2 link set wa0 gso_max_segs 1 && ip -n wns3 link set wa1 gso_max_segs 1 &&
 	ip netns exec wns2 ethtool -K wa0 tx-gso-list off
-}
-
-# batched "DEV SHAPE ..." CMD...: CMD, and each DEV sent batches
-# (net_batch.c), all of its SHAPE: "frags" (page fragments) or "lists"
-# (frag lists).
-batched() {
-	# shellcheck disable=SC2086 # the pairs are words
-	set -- $1 -- "$@"
-	: > "$TMP/gso0"
-	while [ "$1" != -- ]; do
-		echo "$1 $2 $(hwc "$1" tx_gso_skbs) $(hwc "$1" tx_gso_lists)" >> "$TMP/gso0"
-		shift 2
-	done
-	shift 2	# --, and the pairs' word
-	"$@" || return 1
-	while read -r d shape g0 l0; do
-		g=$(($(hwc "$d" tx_gso_skbs) - g0)) l=$(($(hwc "$d" tx_gso_lists) - l0))
-		echo "NOTE: $d sent $g GSO skbs, $l of them frag lists"
-		[ "$g" -gt 0 ] || { echo "$d sent no GSO skb"; return 1; }
-		case $shape in
-		frags) [ "$l" = 0 ] || { echo "$d sent frag lists"; return 1; } ;;
-		*) [ "$l" = "$g" ] || { echo "$d sent page fragments"; return 1; } ;;
-		esac
-	done < "$TMP/gso0"
 }
 
 # skbs_fail CMD...: CMD while one in ten of the skbs softhca would send

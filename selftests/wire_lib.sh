@@ -13,6 +13,7 @@
 # run in a namespace reaches its peer over that namespace's veth.
 
 RUN=$REPO/tools/softhca-run
+UCW=$SELFTESTS/uc_wire
 TMP=$(mktemp -d)
 T=60
 
@@ -145,6 +146,40 @@ pair() {
 # $(hwc ...), for loops over many counters.
 hwc_read() { read -r hwc_v < "/sys/class/infiniband/$1/ports/1/hw_counters/$2"; }
 hwc() { hwc_read "$1" "$2" && echo "$hwc_v"; }
+
+# uc OKPAT NAME SNS SDEV SADDR CNS CDEV CADDR HOST PORT [ARGS]: pair
+# with uc_wire.  On the debug kernel the RC pairs wait 1 s for an ACK
+# (-T 18), not 67 ms: niced beside the stock tier's guest, that guest's vCPUs can go half a
+# second without running (retry_cnt 7 of 67 ms ran out there, with no
+# packet lost).
+uc() {
+	[ -x "$UCW" ] || { echo "SKIP: $UCW not built"; return 77; }
+	if debug_kernel; then pair "$UCW" "$@" -T 18; else pair "$UCW" "$@"; fi
+}
+
+# batched "DEV SHAPE ..." CMD...: CMD, and each DEV sent batches
+# (net_batch.c), all of its SHAPE: "frags" (page fragments) or "lists"
+# (frag lists).
+batched() {
+	# shellcheck disable=SC2086 # the pairs are words
+	set -- $1 -- "$@"
+	: > "$TMP/gso0"
+	while [ "$1" != -- ]; do
+		echo "$1 $2 $(hwc "$1" tx_gso_skbs) $(hwc "$1" tx_gso_lists)" >> "$TMP/gso0"
+		shift 2
+	done
+	shift 2	# --, and the pairs' word
+	"$@" || return 1
+	while read -r d shape g0 l0; do
+		g=$(($(hwc "$d" tx_gso_skbs) - g0)) l=$(($(hwc "$d" tx_gso_lists) - l0))
+		echo "NOTE: $d sent $g GSO skbs, $l of them frag lists"
+		[ "$g" -gt 0 ] || { echo "$d sent no GSO skb"; return 1; }
+		case $shape in
+		frags) [ "$l" = 0 ] || { echo "$d sent frag lists"; return 1; } ;;
+		*) [ "$l" = "$g" ] || { echo "$d sent page fragments"; return 1; } ;;
+		esac
+	done < "$TMP/gso0"
+}
 
 # loss_batches N: softhca's transmit batches (net_batch.c: one UDP GSO
 # skb each) of at most N packets.  netem loses, duplicates and reorders

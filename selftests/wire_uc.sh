@@ -17,7 +17,6 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/wire_lib.sh"
 
-UCW=$SELFTESTS/uc_wire
 V6A=fd77:0000:0000:0000:0000:0000:0000:0001
 V6B=fd77:0000:0000:0000:0000:0000:0000:0002
 
