@@ -10,7 +10,7 @@ export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 
 # Every file, in the order Debian's kernel (SOFTHCA_SUITE=stock) runs them.
-all="kunit.sh module.sh link.sh port.sh verbs.sh cycles.sh objects.sh objects_life.sh datapath.sh mw.sh xrc.sh wire.sh wire_capture.sh rdma_cm.sh fuzz.sh failnth.sh wire_uc.sh wire_rc.sh wire_xrc.sh wire_bridge.sh rdma_cm_wire.sh nvmeof.sh nfsrdma.sh kill.sh perf.sh dropin.sh perftest.sh"
+all="kunit.sh module.sh link.sh port.sh verbs.sh cycles.sh objects.sh objects_life.sh datapath.sh mw.sh xrc.sh wire.sh wire_capture.sh rdma_cm.sh fuzz.sh failnth.sh wire_uc.sh wire_rc.sh wire_xrc.sh wire_bridge.sh wire_bulk.sh rdma_cm_wire.sh nvmeof.sh nfsrdma.sh kill.sh perf.sh dropin.sh perftest.sh"
 
 # SOFTHCA_SUITE=debug (the sanitizer tier's kernel, tools/vm/run-guest
 # with SOFTHCA_VM_KERNEL=debug): the tests of the driver, KUnit in
@@ -37,7 +37,8 @@ debug_core="kunit.sh module.sh objects.sh failnth.sh objects_life.sh datapath.sh
 # wire.sh: UD on the wire, which wire_capture.sh also sends) and the
 # wire files clean there in their runs: wire_uc.sh (21 points, 536 s)
 # and rdma_cm_wire.sh (16, 253 s).  Never there: wire_rc.sh (unscaled,
-# too slow under KASAN and TCG; its atomic points ran clean there) and
+# too slow under KASAN and TCG; its atomic points ran clean there),
+# wire_bulk.sh (a GiB checked: wire_rc.sh's rough points at scale) and
 # nvmeof.sh (its connect, disconnect and reconnect were clean there);
 # nfsrdma.sh (the debug kernel's configuration has no NFS);
 # dropin.sh and perftest.sh (Debian's programs through the drop-in
@@ -48,7 +49,7 @@ debug_core="kunit.sh module.sh objects.sh failnth.sh objects_life.sh datapath.sh
 debug_full=
 for f in $all; do
 	case $f in
-	wire_rc.sh|nvmeof.sh|nfsrdma.sh|dropin.sh|perftest.sh|kill.sh|perf.sh) ;;
+	wire_rc.sh|wire_bulk.sh|nvmeof.sh|nfsrdma.sh|dropin.sh|perftest.sh|kill.sh|perf.sh) ;;
 	*) debug_full="$debug_full $f" ;;
 	esac
 done

@@ -5,8 +5,8 @@
  * it is and on softhca under softhca-run (selftests/wire_uc.sh,
  * wire_rc.sh).
  *
- *   uc_wire -d DEV -g GIDX [-R [-E|-D|-A]] [-p PORT] [-s SIZE] [-n ITERS]
- *           [-P PSN] [HOST]
+ *   uc_wire -d DEV -g GIDX [-R [-E|-D [-V MIB]|-A]] [-p PORT] [-s SIZE]
+ *           [-a ASIZE] [-n ITERS] [-P PSN] [HOST]
  *
  * -R: an RC QP instead of UC (local ACK timeout 14, 67 ms; retry_cnt 7;
  * rnr_retry 7, min_rnr_timer 1), so that SIZE 0 is allowed too.
@@ -31,6 +31,12 @@
  * 8 bytes of a guarded result buffer.  Then the server checks its
  * memory against the client's expected final values (a FETCH_ADD done
  * twice, a duplicate carried out again, shows in the sum).
+ * -a ASIZE (ping-pong): the server's four answers carry ASIZE bytes each
+ * (at most SIZE) instead of SIZE: the traffic goes one way, the client
+ * the requester of its bulk (the bulk points against rxe, whose
+ * requester under loss waits out its timeouts, wire_bulk.sh).
+ * -V MIB (with -D): after the edges and ITERS random READs, more random
+ * ones until MIB MiB were read in all.
  * -E (RC): the dead peer: the server destroys its QP once connected,
  * the client's SEND must then complete with RETRY_EXC_ERR (and within
  * the retries' time, not hang).
@@ -95,9 +101,10 @@ static struct {
 	const char *dev, *host;
 	int gidx, port, iters, stream, depth, lost, rc, dead, rnr, read, atomic;
 	int timeout, sig_every, gap_us;
-	uint32_t size, psn;
-} o = { .port = 18800, .size = 64, .iters = 100, .lost = -1, .psn = 0x100,
-	.timeout = 14, .depth = 2, .sig_every = 1 };
+	uint32_t size, asize, psn;
+	uint64_t volume;
+} o = { .port = 18800, .size = 64, .asize = UINT32_MAX, .iters = 100, .lost = -1,
+	.psn = 0x100, .timeout = 14, .depth = 2, .sig_every = 1 };
 
 static struct ibv_context *ctx;
 static struct ibv_pd *pd;
@@ -140,23 +147,29 @@ static uint8_t pat(uint32_t msg, int op, int from, size_t k)
 			 (unsigned int)from * 101 + (k >> 8) * 3);
 }
 
+/* The bytes of each message the @from side sends (0: the client). */
+static uint32_t msize(int from)
+{
+	return from ? o.asize : o.size;
+}
+
 static void fill(uint8_t *p, uint32_t msg, int op, int from)
 {
 	size_t k;
 
-	for (k = 0; k < o.size; k++)
+	for (k = 0; k < msize(from); k++)
 		p[k] = pat(msg, op, from, k);
 	/* The message's index up front, for the stream mode. */
-	if (o.size >= 4)
+	if (msize(from) >= 4)
 		memcpy(p, &msg, 4);
 }
 
 static int check(const uint8_t *p, uint32_t msg, int op, int from)
 {
-	size_t k = o.size >= 4 ? 4 : 0;
+	size_t k = msize(from) >= 4 ? 4 : 0;
 	uint32_t m;
 
-	if (o.size >= 4) {
+	if (msize(from) >= 4) {
 		memcpy(&m, p, 4);
 		if (m != msg) {
 			fprintf(stderr, "uc_wire: op %d: message %u where %u was expected\n",
@@ -164,7 +177,7 @@ static int check(const uint8_t *p, uint32_t msg, int op, int from)
 			return -1;
 		}
 	}
-	for (; k < o.size; k++) {
+	for (; k < msize(from); k++) {
 		if (p[k] != pat(msg, op, from, k)) {
 			fprintf(stderr, "uc_wire: message %u op %d: byte %zu is 0x%02x, not 0x%02x\n",
 				msg, op, k, p[k], pat(msg, op, from, k));
@@ -357,27 +370,30 @@ static void send_four(uint32_t msg, int from, const struct dest *peer)
 	 */
 	for (op = 0; op < NOPS; op++) {
 		fill(SRC(op), msg, op, from);
-		build_send(&wr[op], &sge[op], op, msg, peer, SRC(op), o.size);
+		build_send(&wr[op], &sge[op], op, msg, peer, SRC(op), msize(from));
 		wr[op].next = op + 1 < NOPS ? &wr[op + 1] : NULL;
 	}
 	if (ibv_post_send(qp, wr, &bad))
 		die("post_send");
 }
 
-/* A receive completion of message @msg: which of the three it is. */
-static int recv_kind(const struct ibv_wc *wc, uint32_t msg)
+/*
+ * A receive completion of message @msg, @len bytes each: which of the
+ * three it is.
+ */
+static int recv_kind(const struct ibv_wc *wc, uint32_t msg, uint32_t len)
 {
 	int which;
 
 	if (wc->opcode == IBV_WC_RECV_RDMA_WITH_IMM) {
 		which = 2;
-		if (wc->byte_len != o.size) {
+		if (wc->byte_len != len) {
 			fprintf(stderr, "uc_wire: WRITE_IMM byte_len %u\n", wc->byte_len);
 			exit(1);
 		}
 	} else if (wc->opcode == IBV_WC_RECV) {
 		which = (int)wc->wr_id;
-		if (wc->byte_len != o.size ||
+		if (wc->byte_len != len ||
 		    !!(wc->wc_flags & IBV_WC_WITH_IMM) != (which == 1)) {
 			fprintf(stderr, "uc_wire: RECV %d: byte_len %u flags 0x%x\n",
 				which, wc->byte_len, wc->wc_flags);
@@ -418,7 +434,7 @@ static void wait_msg(int sends, bool recvs, uint32_t msg, int from)
 			}
 			continue;
 		}
-		which = recv_kind(&wc, msg);
+		which = recv_kind(&wc, msg, msize(from));
 		if (!recvs || seen[which]) {
 			fprintf(stderr, "uc_wire: an unexpected receive of kind %d\n", which);
 			exit(1);
@@ -454,8 +470,12 @@ static void pingpong(const struct dest *peer)
 	}
 	if (!o.host)
 		wait_msg(NOPS, false, 0, 0);
-	printf("uc_wire: %s: %d iterations of 4 x %u bytes each way checked\n",
-	       o.rc ? "RC" : "UC", o.iters, o.size);
+	if (o.asize == o.size)
+		printf("uc_wire: %s: %d iterations of 4 x %u bytes each way checked\n",
+		       o.rc ? "RC" : "UC", o.iters, o.size);
+	else
+		printf("uc_wire: %s: %d iterations of 4 x %u bytes to the server, 4 x %u back, checked\n",
+		       o.rc ? "RC" : "UC", o.iters, o.size, o.asize);
 }
 
 static void stream_client(const struct dest *peer)
@@ -676,6 +696,7 @@ static void reads(const struct dest *peer)
 		65535, 65536, 65537, 131072 + 1000,
 	};
 	unsigned int seed = (unsigned int)time(NULL) ^ (unsigned int)getpid();
+	uint64_t total = o.size;
 	int i, n = 0;
 	uint32_t len;
 
@@ -683,15 +704,18 @@ static void reads(const struct dest *peer)
 		return;
 	srand(seed);
 	for (i = 0; i < (int)(sizeof(edges) / sizeof(edges[0])); i++, n++)
-		if (edges[i] <= o.size)
+		if (edges[i] <= o.size) {
 			read_one(peer, edges[i], (uint32_t)(rand() % (RD_SLACK + 1)) * (edges[i] < o.size));
+			total += edges[i];
+		}
 	read_one(peer, o.size, 0);
-	for (i = 0; i < o.iters; i++, n++) {
+	for (i = 0; i < o.iters || total < o.volume; i++, n++) {
 		len = (uint32_t)(rand() % (o.size + 1));
 		read_one(peer, len, (uint32_t)(rand() % (o.size - len + 1)));
+		total += len;
 	}
-	printf("uc_wire: RC: %d READs of 0 to %u bytes checked (seed %u)\n",
-	       n + 1, o.size, seed);
+	printf("uc_wire: RC: %d READs of 0 to %u bytes checked, %llu bytes in all (seed %u)\n",
+	       n + 1, o.size, (unsigned long long)total, seed);
 }
 
 /* -A: the server's two targets, the client's guarded results. */
@@ -849,12 +873,14 @@ int main(int argc, char **argv)
 	struct dest me = { 0 }, peer;
 	int c, i, s;
 
-	while ((c = getopt(argc, argv, "d:g:p:s:n:P:S:Q:L:T:U:Z:REWDA")) != -1) {
+	while ((c = getopt(argc, argv, "d:g:p:s:a:n:P:S:Q:L:T:U:V:Z:REWDA")) != -1) {
 		switch (c) {
 		case 'd': o.dev = optarg; break;
 		case 'g': o.gidx = atoi(optarg); break;
 		case 'p': o.port = atoi(optarg); break;
 		case 's': o.size = (uint32_t)strtoul(optarg, NULL, 0); break;
+		case 'a': o.asize = (uint32_t)strtoul(optarg, NULL, 0); break;
+		case 'V': o.volume = strtoull(optarg, NULL, 0) << 20; break;
 		case 'n': o.iters = atoi(optarg); break;
 		case 'P': o.psn = (uint32_t)strtoul(optarg, NULL, 0) & 0xffffff; break;
 		case 'S': o.stream = atoi(optarg); break;
@@ -869,7 +895,7 @@ int main(int argc, char **argv)
 		case 'D': o.read = 1; break;
 		case 'A': o.atomic = 1; break;
 		default:
-			fprintf(stderr, "usage: uc_wire -d DEV -g GIDX [-p PORT] [-s SIZE] [-n ITERS] [-P PSN] [-S N [-Q DEPTH] [-U K] [-Z USEC] [-L K]] [HOST]\n");
+			fprintf(stderr, "usage: uc_wire -d DEV -g GIDX [-R [-E|-D [-V MIB]|-A] [-T T]] [-p PORT] [-s SIZE] [-a ASIZE] [-n ITERS] [-P PSN] [-S N [-Q DEPTH] [-U K] [-Z USEC] [-L K]] [HOST]\n");
 			return 2;
 		}
 	}
@@ -877,6 +903,13 @@ int main(int argc, char **argv)
 		o.host = argv[optind];
 	if (!o.dev || (!o.size && (!o.rc || o.stream)))
 		die("-d and a non-zero -s (RC ping-pong: any) are needed");
+	if (o.asize == UINT32_MAX)
+		o.asize = o.size;
+	else if (o.asize > o.size || o.stream || o.read || o.atomic || o.dead ||
+		 (!o.asize && !o.rc))
+		die("-a is at most SIZE, for the ping-pong (UC: not 0)");
+	if (o.volume && !o.read)
+		die("-V is for -D");
 	if (o.depth < 2 || o.depth > 1024)
 		die("-Q is 2..1024");
 	if (o.sig_every < 1 || o.sig_every > o.depth)

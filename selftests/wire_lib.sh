@@ -181,6 +181,73 @@ batched() {
 	done < "$TMP/gso0"
 }
 
+# rc_check NAME SNS SDEV SADDR CNS CDEV CADDR HOST PORT [ARGS]: uc_wire
+# -R's checked ping-pong (SEND, SEND with immediate, WRITE, WRITE with
+# immediate) between the pair.
+rc_check() {
+	[ -x "$UCW" ] || { echo "SKIP: $UCW not built (no libibverbs)"; return 77; }
+	pair "$UCW" 'checked' "$@" -R
+}
+
+# rd_check NAME SNS SDEV SADDR CNS CDEV CADDR HOST PORT [ARGS]: the
+# client READs from the server's buffer (uc_wire -R -D).
+rd_check() {
+	[ -x "$UCW" ] || { echo "SKIP: $UCW not built (no libibverbs)"; return 77; }
+	pair "$UCW" 'READs of' "$@" -R -D
+}
+
+# sum COUNTER DEV...: a counter summed over devices.
+sum() {
+	c=$1 n=0
+	shift
+	for d in "$@"; do n=$((n + $(hwc "$d" "$c"))); done
+	echo $n
+}
+
+# ROUGH: what netem does to both veths of a pair on a rough wire (the
+# rough points of wire_rc.sh, wire_bulk.sh): loss, duplication, and
+# reordering (a quarter of the packets go at once, the rest 2 ms late,
+# so those overtake them).
+# shellcheck disable=SC2034 # for the files that source this one
+ROUGH="loss 5% duplicate 2% delay 2ms reorder 25% 50%"
+
+# rough_run BATCH SECS CHECK NS1 VETH1 NS2 VETH2 NAME DEVS CHECKARGS...:
+# ROUGH on both veths (each direction) while CHECK (rc_check, rd_check,
+# at_check...) runs its pair, at most SECS seconds, softhca sending
+# BATCH packets a transmit batch (loss_batches below; netem takes or
+# leaves a batch whole); every message checked, and softhca's devices
+# (DEVS) sent packets again or received duplicates.
+rough_run() {
+	rbatch=$1 rsecs=$2 chk_=$3 n1=$4 v1=$5 n2=$6 v2=$7 name=$8 devs=$9
+	shift 9
+	# shellcheck disable=SC2086
+	r0=$(sum tx_retransmits $devs) d0=$(sum rx_duplicates $devs)
+	# shellcheck disable=SC2086
+	inns "$n1" tc qdisc add dev "$v1" root netem $ROUGH &&
+	inns "$n2" tc qdisc add dev "$v2" root netem $ROUGH ||
+		{ echo "no netem here"; inns "$n1" tc qdisc del dev "$v1" root; return 1; }
+	T=$rsecs
+	loss_batches "$rbatch"
+	s0=$(date +%s)
+	"$chk_" "$name" "$@"
+	rc=$?
+	s=$(($(date +%s) - s0))
+	loss_batches 64
+	T=60
+	# From tc -s's "Sent B bytes P pkt (dropped D, ...)": P and D.
+	# shellcheck disable=SC2016 # awk's fields, not the shell's
+	tc_sent='/dropped/ { d = $7; sub(",", "", d); print $4, d; exit }'
+	st1=$(inns "$n1" tc -s qdisc show dev "$v1" | awk "$tc_sent")
+	st2=$(inns "$n2" tc -s qdisc show dev "$v2" | awk "$tc_sent")
+	inns "$n1" tc qdisc del dev "$v1" root
+	inns "$n2" tc qdisc del dev "$v2" root
+	[ $rc = 0 ] || return 1
+	# shellcheck disable=SC2086
+	r=$(($(sum tx_retransmits $devs) - r0)) d=$(($(sum rx_duplicates $devs) - d0))
+	echo "NOTE: $name: $s s; tc (skbs sent, dropped) $v1: $st1, $v2: $st2; softhca: $r packets sent again, $d duplicates received"
+	[ $((r + d)) -gt 0 ] || { echo "neither a retransmission nor a duplicate counted"; return 1; }
+}
+
 # loss_batches N: softhca's transmit batches (net_batch.c: one UDP GSO
 # skb each) of at most N packets.  netem loses, duplicates and reorders
 # skbs, so a batch goes or stays whole: the loss points send 2 packets a

@@ -52,19 +52,6 @@ rc_pingpong() {
 	pair ibv_rc_pingpong 'bytes in' "$@" -c -m 1024
 }
 
-# rc_check NAME SNS SDEV SADDR CNS CDEV CADDR HOST PORT [ARGS]
-rc_check() {
-	[ -x "$UCW" ] || { echo "SKIP: $UCW not built (no libibverbs)"; return 77; }
-	pair "$UCW" 'checked' "$@" -R
-}
-
-# rd_check NAME SNS SDEV SADDR CNS CDEV CADDR HOST PORT [ARGS]: the
-# client READs from the server's buffer (uc_wire -R -D).
-rd_check() {
-	[ -x "$UCW" ] || { echo "SKIP: $UCW not built (no libibverbs)"; return 77; }
-	pair "$UCW" 'READs of' "$@" -R -D
-}
-
 # at_check NAME SNS SDEV SADDR CNS CDEV CADDR HOST PORT [ARGS]: the
 # client's atomics on the server's targets (uc_wire -R -A).
 at_check() {
@@ -146,14 +133,6 @@ by_shash() {
 	return $bs_rc
 }
 
-# sum COUNTER DEV...: a counter summed over devices.
-sum() {
-	c=$1 n=0
-	shift
-	for d in "$@"; do n=$((n + $(hwc "$d" "$c"))); done
-	echo $n
-}
-
 # lossy NS DEV PCT NAME DEVS CHECKARGS...: netem drops PCT% of what DEV
 # (a veth in NS) sends while rc_check runs; the devices DEVS (softhca)
 # must have sent packets again.
@@ -191,39 +170,11 @@ lossy_read() {
 	return $rc
 }
 
-# ROUGH: what netem does to both veths of a pair in the rough points:
-# loss, duplication, and reordering (a quarter of the packets go at once,
-# the rest 2 ms late, so those overtake them).
-ROUGH="loss 5% duplicate 2% delay 2ms reorder 25% 50%"
-
-# rough CHECK NS1 VETH1 NS2 VETH2 NAME DEVS CHECKARGS...: ROUGH on both
-# veths (each direction) while CHECK (rc_check, rd_check, at_check) runs
-# its pair; every message checked, softhca's devices (DEVS) received
-# duplicates and sent packets again.
+# rough CHECK NS1 VETH1 NS2 VETH2 NAME DEVS CHECKARGS...: wire_lib.sh's
+# rough_run with 2 packets a transmit batch (losses about as often as
+# per packet), at most 240 s.
 rough() {
-	chk_=$1 n1=$2 v1=$3 n2=$4 v2=$5 name=$6 devs=$7
-	shift 7
-	# shellcheck disable=SC2086
-	r0=$(sum tx_retransmits $devs) d0=$(sum rx_duplicates $devs)
-	# shellcheck disable=SC2086
-	inns "$n1" tc qdisc add dev "$v1" root netem $ROUGH &&
-	inns "$n2" tc qdisc add dev "$v2" root netem $ROUGH ||
-		{ echo "no netem here"; inns "$n1" tc qdisc del dev "$v1" root; return 1; }
-	T=240
-	loss_batches 2
-	"$chk_" "$name" "$@"
-	rc=$?
-	loss_batches 64
-	T=60
-	st1=$(inns "$n1" tc -s qdisc show dev "$v1" | awk '/dropped/ { print $2, $4, $7; exit }')
-	st2=$(inns "$n2" tc -s qdisc show dev "$v2" | awk '/dropped/ { print $2, $4, $7; exit }')
-	inns "$n1" tc qdisc del dev "$v1" root
-	inns "$n2" tc qdisc del dev "$v2" root
-	[ $rc = 0 ] || return 1
-	# shellcheck disable=SC2086
-	r=$(($(sum tx_retransmits $devs) - r0)) d=$(($(sum rx_duplicates $devs) - d0))
-	echo "NOTE: $name: tc (sent bytes, packets, dropped) $v1: $st1, $v2: $st2; softhca: $r packets sent again, $d duplicates received"
-	[ $((r + d)) -gt 0 ] || { echo "neither a retransmission nor a duplicate counted"; return 1; }
+	rough_run 2 240 "$@"
 }
 
 # win_check NAME SNS SDEV SADDR CNS CDEV CADDR HOST PORT [ARGS]: the
