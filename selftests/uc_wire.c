@@ -6,7 +6,7 @@
  * wire_rc.sh).
  *
  *   uc_wire -d DEV -g GIDX [-R [-E|-D [-V MIB]|-A]] [-p PORT] [-s SIZE]
- *           [-a ASIZE] [-n ITERS] [-P PSN] [HOST]
+ *           [-a ASIZE] [-G] [-n ITERS] [-P PSN] [HOST]
  *
  * -R: an RC QP instead of UC (local ACK timeout 14, 67 ms; retry_cnt 7;
  * rnr_retry 7, min_rnr_timer 1), so that SIZE 0 is allowed too.
@@ -37,6 +37,9 @@
  * requester under loss waits out its timeouts, wire_bulk.sh).
  * -V MIB (with -D): after the edges and ITERS random READs, more random
  * ones until MIB MiB were read in all.
+ * -G: SEND and WRITE messages from, and receives into, random cuts of
+ * their areas into 1 to 4 SGEs each (adjacent pieces; the READs' layouts
+ * have gaps), a new cut per message and per receive.
  * -E (RC): the dead peer: the server destroys its QP once connected,
  * the client's SEND must then complete with RETRY_EXC_ERR (and within
  * the retries' time, not hang).
@@ -90,6 +93,7 @@
 
 #define NOPS 4			/* SEND, SEND_IMM, WRITE, WRITE_IMM */
 #define NRECV 3			/* SEND, SEND_IMM, WRITE_IMM take one */
+#define MAX_SGE 4
 
 struct dest {
 	uint32_t qpn, psn, rkey;
@@ -100,7 +104,8 @@ struct dest {
 static struct {
 	const char *dev, *host;
 	int gidx, port, iters, stream, depth, lost, rc, dead, rnr, read, atomic;
-	int timeout, sig_every, gap_us;
+	int timeout, sig_every, gap_us, sges;
+	unsigned int sge_seed;
 	uint32_t size, asize, psn;
 	uint64_t volume;
 } o = { .port = 18800, .size = 64, .asize = UINT32_MAX, .iters = 100, .lost = -1,
@@ -286,18 +291,58 @@ static void connect_qp(const struct dest *peer)
 		die("modify to RTS");
 }
 
+/*
+ * @len bytes at @p as SGEs in @sge (MAX_SGE of them): one, or with -G a
+ * random cut into 1 to MAX_SGE adjacent pieces (none empty).  Return:
+ * how many.
+ */
+static int cut_sges(struct ibv_sge *sge, uint8_t *p, uint32_t len)
+{
+	uint32_t cut[MAX_SGE + 1], t;
+	int n = 1, i, j, k;
+
+	cut[0] = 0;
+	if (o.sges && len > 1) {
+		n = 1 + rand() % MAX_SGE;
+		for (i = 1; i < n; i++)
+			cut[i] = 1 + (uint32_t)rand() % (len - 1);
+		/* Sorted, duplicates dropped: n pieces, none empty. */
+		for (i = 1; i < n; i++)
+			for (j = i + 1; j < n; j++)
+				if (cut[j] < cut[i]) {
+					t = cut[i];
+					cut[i] = cut[j];
+					cut[j] = t;
+				}
+		for (i = k = 1; i < n; i++)
+			if (cut[i] != cut[k - 1])
+				cut[k++] = cut[i];
+		n = k;
+	}
+	cut[n] = len;
+	for (i = 0; i < n; i++)
+		sge[i] = (struct ibv_sge){
+			.addr = (uintptr_t)(p + cut[i]),
+			.length = cut[i + 1] - cut[i], .lkey = mr->lkey,
+		};
+	return n;
+}
+
 static void post_recv(size_t i)
 {
-	struct ibv_sge sge = {
-		.addr = (uintptr_t)RECV_AREA(i), .length = o.size, .lkey = mr->lkey,
-	};
-	struct ibv_recv_wr wr = { .wr_id = i, .sg_list = &sge, .num_sge = 1 }, *bad;
+	struct ibv_sge sge[MAX_SGE];
+	struct ibv_recv_wr wr = { .wr_id = i, .sg_list = sge }, *bad;
+
+	wr.num_sge = cut_sges(sge, RECV_AREA(i), o.size);
 
 	if (ibv_post_recv(qp, &wr, &bad))
 		die("post_recv");
 }
 
-/* Build op @op's send WR of message @msg into @wr, its buffer in @sge. */
+/*
+ * Build op @op's send WR of message @msg into @wr, its buffer in @sge
+ * (MAX_SGE of them: cut_sges()).
+ */
 static void build_send(struct ibv_send_wr *wr, struct ibv_sge *sge, int op,
 		       uint32_t msg, const struct dest *peer, uint8_t *src,
 		       uint32_t len)
@@ -307,9 +352,8 @@ static void build_send(struct ibv_send_wr *wr, struct ibv_sge *sge, int op,
 		IBV_WR_RDMA_WRITE_WITH_IMM,
 	};
 
-	*sge = (struct ibv_sge){ .addr = (uintptr_t)src, .length = len, .lkey = mr->lkey };
 	*wr = (struct ibv_send_wr){
-		.wr_id = (uint64_t)op, .sg_list = sge, .num_sge = 1,
+		.wr_id = (uint64_t)op, .sg_list = sge, .num_sge = cut_sges(sge, src, len),
 		.opcode = code[op], .send_flags = IBV_SEND_SIGNALED,
 		.imm_data = htonl(0x1000 * (uint32_t)op + msg),
 	};
@@ -325,9 +369,9 @@ static void post_send(int op, uint32_t msg, const struct dest *peer, uint8_t *sr
 		      uint32_t len)
 {
 	struct ibv_send_wr wr, *bad;
-	struct ibv_sge sge;
+	struct ibv_sge sge[MAX_SGE];
 
-	build_send(&wr, &sge, op, msg, peer, src, len);
+	build_send(&wr, sge, op, msg, peer, src, len);
 	if (ibv_post_send(qp, &wr, &bad))
 		die("post_send");
 }
@@ -359,7 +403,7 @@ static int poll_one(struct ibv_wc *wc, int ms)
 static void send_four(uint32_t msg, int from, const struct dest *peer)
 {
 	struct ibv_send_wr wr[NOPS], *bad;
-	struct ibv_sge sge[NOPS];
+	struct ibv_sge sge[NOPS][MAX_SGE];
 	int op;
 
 	/*
@@ -370,7 +414,7 @@ static void send_four(uint32_t msg, int from, const struct dest *peer)
 	 */
 	for (op = 0; op < NOPS; op++) {
 		fill(SRC(op), msg, op, from);
-		build_send(&wr[op], &sge[op], op, msg, peer, SRC(op), msize(from));
+		build_send(&wr[op], sge[op], op, msg, peer, SRC(op), msize(from));
 		wr[op].next = op + 1 < NOPS ? &wr[op + 1] : NULL;
 	}
 	if (ibv_post_send(qp, wr, &bad))
@@ -471,11 +515,14 @@ static void pingpong(const struct dest *peer)
 	if (!o.host)
 		wait_msg(NOPS, false, 0, 0);
 	if (o.asize == o.size)
-		printf("uc_wire: %s: %d iterations of 4 x %u bytes each way checked\n",
+		printf("uc_wire: %s: %d iterations of 4 x %u bytes each way checked",
 		       o.rc ? "RC" : "UC", o.iters, o.size);
 	else
-		printf("uc_wire: %s: %d iterations of 4 x %u bytes to the server, 4 x %u back, checked\n",
+		printf("uc_wire: %s: %d iterations of 4 x %u bytes to the server, 4 x %u back, checked",
 		       o.rc ? "RC" : "UC", o.iters, o.size, o.asize);
+	if (o.sges)
+		printf(", random SGE cuts (seed %u)", o.sge_seed);
+	printf("\n");
 }
 
 static void stream_client(const struct dest *peer)
@@ -486,7 +533,7 @@ static void stream_client(const struct dest *peer)
 	int i = 0, done = 0, k;
 
 	wrs = calloc((size_t)o.depth, sizeof(*wrs));
-	sges = calloc((size_t)o.depth, sizeof(*sges));
+	sges = calloc((size_t)o.depth * MAX_SGE, sizeof(*sges));
 	if (!wrs || !sges)
 		die("calloc");
 	/*
@@ -504,7 +551,7 @@ static void stream_client(const struct dest *peer)
 			uint8_t *src = o.depth > 2 ? RECV_AREA(i) : SRC(i & 1);
 
 			fill(src, (uint32_t)i, 0, 0);
-			build_send(&wrs[k], &sges[k], 0, (uint32_t)i, peer, src,
+			build_send(&wrs[k], &sges[k * MAX_SGE], 0, (uint32_t)i, peer, src,
 				   i == o.stream ? 1 : o.size);
 			wrs[k].wr_id = (uint64_t)i;
 			if (i % o.sig_every != o.sig_every - 1 && i != o.stream)
@@ -873,7 +920,7 @@ int main(int argc, char **argv)
 	struct dest me = { 0 }, peer;
 	int c, i, s;
 
-	while ((c = getopt(argc, argv, "d:g:p:s:a:n:P:S:Q:L:T:U:V:Z:REWDA")) != -1) {
+	while ((c = getopt(argc, argv, "d:g:p:s:a:n:P:S:Q:L:T:U:V:Z:GREWDA")) != -1) {
 		switch (c) {
 		case 'd': o.dev = optarg; break;
 		case 'g': o.gidx = atoi(optarg); break;
@@ -889,13 +936,14 @@ int main(int argc, char **argv)
 		case 'Z': o.gap_us = atoi(optarg); break;
 		case 'L': o.lost = atoi(optarg); break;
 		case 'T': o.timeout = atoi(optarg); break;
+		case 'G': o.sges = 1; break;
 		case 'R': o.rc = 1; break;
 		case 'E': o.dead = 1; break;
 		case 'W': o.rnr = 1; break;
 		case 'D': o.read = 1; break;
 		case 'A': o.atomic = 1; break;
 		default:
-			fprintf(stderr, "usage: uc_wire -d DEV -g GIDX [-R [-E|-D [-V MIB]|-A] [-T T]] [-p PORT] [-s SIZE] [-a ASIZE] [-n ITERS] [-P PSN] [-S N [-Q DEPTH] [-U K] [-Z USEC] [-L K]] [HOST]\n");
+			fprintf(stderr, "usage: uc_wire -d DEV -g GIDX [-R [-E|-D [-V MIB]|-A] [-T T]] [-p PORT] [-s SIZE] [-a ASIZE] [-G] [-n ITERS] [-P PSN] [-S N [-Q DEPTH] [-U K] [-Z USEC] [-L K]] [HOST]\n");
 			return 2;
 		}
 	}
@@ -910,6 +958,10 @@ int main(int argc, char **argv)
 		die("-a is at most SIZE, for the ping-pong (UC: not 0)");
 	if (o.volume && !o.read)
 		die("-V is for -D");
+	if (o.sges) {
+		o.sge_seed = (unsigned int)time(NULL) ^ (unsigned int)getpid();
+		srand(o.sge_seed);
+	}
 	if (o.depth < 2 || o.depth > 1024)
 		die("-Q is 2..1024");
 	if (o.sig_every < 1 || o.sig_every > o.depth)
@@ -970,7 +1022,7 @@ int main(int argc, char **argv)
 			.qp_type = o.rc ? IBV_QPT_RC : IBV_QPT_UC,
 			.cap = { .max_send_wr = (uint32_t)o.depth + 16,
 				 .max_recv_wr = (uint32_t)o.stream + 16,
-				 .max_send_sge = 4, .max_recv_sge = 1 },
+				 .max_send_sge = MAX_SGE, .max_recv_sge = MAX_SGE },
 		};
 
 		qp = ibv_create_qp(pd, &ia);

@@ -7,7 +7,8 @@
 #   - Debian's unmodified ibv_rc_pingpong (SEND), up to 1 MiB.
 #   - uc_wire -R (selftests/uc_wire.c on an RC QP): SEND, SEND with
 #     immediate, RDMA WRITE, RDMA WRITE with immediate, both ways, every
-#     byte, length, opcode and immediate checked, sizes 0 to 1 MiB.
+#     byte, length, opcode and immediate checked, sizes 0 to 16 MiB,
+#     each message and receive in a random cut of 1 to 4 SGEs.
 #   - RNR: the server posts its receives late; the client's SENDs are
 #     RNR NAKed and complete once taken (rx_naks_rnr counted).
 #   - Loss: netem drops packets on the sender's veth; every message
@@ -105,14 +106,18 @@ read_counted() {
 }
 
 # rc_sizes NAME SNS SDEV SADDR CNS CDEV CADDR HOST PORT: rc_check at
-# 0, 64, 1024, 16 KiB and 1 MiB (ports PORT to PORT + 4).
+# 0, 64, 1024, 16 KiB, 1 MiB and 16 MiB (ports PORT to PORT + 5), each
+# message and receive cut into 1 to 4 SGEs at random (uc_wire -G).
 rc_sizes() {
 	sz_name=$1 sz_port=$9
-	for sz in 0 64 1024 16384 1048576; do
-		n=20
-		[ $sz = 1048576 ] && n=4
+	for sz in 0 64 1024 16384 1048576 16777216; do
+		case $sz in
+		1048576) n=4 ;;
+		16777216) n=2 ;;
+		*) n=20 ;;
+		esac
 		rc_check "${sz_name}_$sz" "$2" "$3" "$4" "$5" "$6" "$7" "$8" "$sz_port" \
-			-n $n -s $sz || return 1
+			-n $n -s $sz -G || return 1
 		sz_port=$((sz_port + 1))
 	done
 }
@@ -552,15 +557,15 @@ t "wire_rc: ibv_rc_pingpong softhca <-> softhca across namespaces, 64 B" \
 	rc_pingpong pp_sh_sh_s wns2 shw2 10.78.0.1 wns3 shw3 10.78.0.2 10.78.0.1 18907 -n 200 -s 64
 t "wire_rc: ibv_rc_pingpong softhca <-> softhca across namespaces, 1 MiB" \
 	rc_pingpong pp_sh_sh_l wns2 shw2 10.78.0.1 wns3 shw3 10.78.0.2 10.78.0.1 18908 -n 20 -s 1048576
-t "wire_rc: SEND/WRITE (+imm) checked, softhca client, rxe server, 0 B to 1 MiB (IPv4)" \
+t "wire_rc: SEND/WRITE (+imm) checked, softhca client, rxe server, 0 B to 16 MiB in random SGE cuts (IPv4)" \
 	rxe rc_sizes ck_sh_rxe4 - rxe0 10.77.0.1 wns1 shw1 10.77.0.2 10.77.0.1 18910
-t "wire_rc: SEND/WRITE (+imm) checked, rxe client, softhca server, 0 B to 1 MiB (IPv4)" \
+t "wire_rc: SEND/WRITE (+imm) checked, rxe client, softhca server, 0 B to 16 MiB in random SGE cuts (IPv4)" \
 	rxe rc_sizes ck_rxe_sh4 wns1 shw1 10.77.0.2 - rxe0 10.77.0.1 10.77.0.2 18920
 t "wire_rc: SEND/WRITE (+imm) checked, softhca <-> rxe, 64 KiB, the ICRC by the crypto API's crc32" \
 	rxe by_shash rc_check ck_sh_rxe_shash - rxe0 10.77.0.1 wns1 shw1 10.77.0.2 10.77.0.1 19069 -n 20 -s 65536
 t "wire_rc: SEND/WRITE (+imm) checked, softhca <-> rxe, 16 KiB (IPv6), PSNs wrap" \
 	rxe rc_check ck_sh_rxe6 - rxe0 $V6A wns1 shw1 $V6B 10.77.0.1 18930 -n 20 -s 16384 -P 0xffff00
-t "wire_rc: SEND/WRITE (+imm) checked, softhca <-> softhca, 0 B to 1 MiB" \
+t "wire_rc: SEND/WRITE (+imm) checked, softhca <-> softhca, 0 B to 16 MiB in random SGE cuts" \
 	rc_sizes ck_sh_sh wns2 shw2 10.78.0.1 wns3 shw3 10.78.0.2 10.78.0.1 18940
 t "wire_rc: port counters: ACKs both ways, nothing refused" counted
 t "wire_rc: SEND/WRITE posted together went in trains (tx_train_msgs), each device" trains
