@@ -29,12 +29,13 @@
 #     (tx_quiet_asks); a full train whose signaled message asked does
 #     not ask again for the quiet ones behind it.
 #   - RDMA READ (uc_wire -R -D): sizes 0 to 1 MiB (1,000,000 B against
-#     rxe), random offsets and 1 to 4 SGEs, every byte and the bytes
-#     around the SGEs checked; softhca as requester and as responder
-#     against rxe, softhca <-> softhca; READ RESPONSE packets counted
-#     (tx_read_resps, rx_read_resps); under 5% loss of the responses,
-#     softhca <-> softhca and softhca's to rxe (rxe resumes the READ
-#     from the response missing: the answer continues MIDDLE..., LAST).
+#     rxe) and up to 16 MiB, random offsets and 1 to 4 SGEs, every byte
+#     and the bytes around the SGEs checked; softhca as requester and as
+#     responder against rxe, softhca <-> softhca; READ RESPONSE packets
+#     counted (tx_read_resps, rx_read_resps); under 5% loss of the
+#     responses, softhca <-> softhca and softhca's to rxe (rxe resumes
+#     the READ from the response missing: the answer continues
+#     MIDDLE..., LAST).
 #   - Atomics (uc_wire -R -A): FETCH_ADD and CMP_AND_SWP, each returned
 #     original value and the final memory checked; softhca as requester
 #     and as responder against rxe, softhca <-> softhca; under 5% loss
@@ -634,6 +635,12 @@ t "wire_rc: RDMA READ checked, softhca <-> rxe, 16 KiB (IPv6), PSNs wrap" \
 	rxe rd_check rd_sh_rxe6 - rxe0 $V6A wns1 shw1 $V6B 10.77.0.1 18982 -n 20 -s 16384 -P 0xffff00
 t "wire_rc: RDMA READ checked, softhca <-> softhca, 0 B to 1 MiB" \
 	rd_check rd_sh_sh wns2 shw2 10.78.0.1 wns3 shw3 10.78.0.2 10.78.0.1 18983 -n 20 -s 1048576
+t "wire_rc: RDMA READ checked, softhca requester, rxe responder, up to 16 MiB" \
+	rxe rd_check rd_sh_rxe16 - rxe0 10.77.0.1 wns1 shw1 10.77.0.2 10.77.0.1 18987 -n 4 -s 16777216
+t "wire_rc: RDMA READ checked, rxe requester, softhca responder, up to 16 MiB" \
+	rxe rd_check rd_rxe_sh16 wns1 shw1 10.77.0.2 - rxe0 10.77.0.1 10.77.0.2 18988 -n 4 -s 16777216
+t "wire_rc: RDMA READ checked, softhca <-> softhca, up to 16 MiB" \
+	rd_check rd_sh_sh16 wns2 shw2 10.78.0.1 wns3 shw3 10.78.0.2 10.78.0.1 18989 -n 4 -s 16777216
 t "wire_rc: READ RESPONSE packets counted (softhca responder and requester)" \
 	read_counted shw2 shw3
 t "wire_rc: RDMA READ under 5% loss, softhca <-> softhca, up to 1 MiB, every byte" \
