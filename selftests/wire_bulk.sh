@@ -12,13 +12,13 @@
 #     softhca's requester to rxe's responder (rxe answers each round with
 #     64 B messages: rxe's requester waits out its local ACK timeout, 67
 #     ms here, for a lost last packet, and a trial's 1 MiB ping-pong with
-#     rxe answering in kind moved 0.8 MiB/s); softhca READing from rxe, 64 MiB (SOFTHCA_BULK_RXE_READ
-#     in MiB, environment; 256 passed in 341 s): rxe sends each response
-#     in an skb of its own, so netem loses and reorders single packets,
-#     and every gap sends the READ again from it while rxe's responses
-#     to the last request are still coming (the veth carried 3.85
-#     million packets for the 256 MiB, 15 a packet taken), 0.75 MiB/s;
-#     make check has no five minutes for it.
+#     rxe answering in kind moved 0.8 MiB/s).  softhca READing from rxe,
+#     64 MiB (SOFTHCA_BULK_RXE_READ in MiB, environment; 256 passed in
+#     341 s): rxe sends each response in an skb of its own, so netem
+#     loses and reorders single packets, and every gap sends the READ
+#     again from it while rxe's responses to the last request are still
+#     coming (the veth carried 3.85 million packets for the 256 MiB, 15
+#     a packet taken), 0.75 MiB/s; make check has no five minutes for it.
 # Each point requires that the devices counted packets sent again or
 # duplicates received.  netem acts on skbs, and softhca's transmit
 # batches (net_batch.c) cross a veth as one skb each: these points keep
