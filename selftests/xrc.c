@@ -17,7 +17,9 @@
  * is the GID both use.  XRC_WIRE set: the two are on different hosts
  * (RoCEv2, wire_xrc.sh), where a receive QP answers the one initiator
  * its destination QP number names (packets of RC and XRC name no
- * source QP): it is connected again for each new initiator.
+ * source QP): it is connected again for each new initiator.  XRC_BIG
+ * not 0: each end's buffer is 40 MiB instead of 4, and the opcodes point
+ * also SENDs, WRITEs and READs 16 MiB.
  */
 #include <infiniband/softhca_xrc.h>
 
@@ -37,7 +39,10 @@
 #include "tap.h"
 #include "util.h"
 
-#define BUF (4 << 20)
+/* Each end's buffer: 4 MiB, or BIG_BUF with XRC_BIG (buf_bytes). */
+#define BUF_DEFAULT (4 << 20)
+#define BIG_BUF (40 << 20)
+#define BIG_MSG (16 << 20)
 #define ACCESS (IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | \
 		IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC)
 
@@ -55,6 +60,7 @@ static const char *dev_i, *dev_r;	/* initiators', receivers' device */
 static int gid_index;			/* SOFTHCA_GID_INDEX */
 static int xrc_wire;			/* XRC_WIRE: across the wire */
 static int ack_timeout = 14;		/* XRC_ACK_TIMEOUT: 4.096 us << it */
+static size_t buf_bytes = BUF_DEFAULT;	/* XRC_BIG: BIG_BUF */
 
 static int end_open(struct end *e, const char *name)
 {
@@ -65,11 +71,11 @@ static int end_open(struct end *e, const char *name)
 	e->pd = ibv_alloc_pd(e->ctx);
 	e->chan = ibv_create_comp_channel(e->ctx);
 	e->cq = e->chan ? ibv_create_cq(e->ctx, 1024, NULL, e->chan, 0) : NULL;
-	e->buf = mmap(NULL, BUF, PROT_READ | PROT_WRITE,
+	e->buf = mmap(NULL, buf_bytes, PROT_READ | PROT_WRITE,
 		      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (!e->pd || !e->cq || e->buf == MAP_FAILED)
 		return -1;
-	e->mr = ibv_reg_mr(e->pd, e->buf, BUF, ACCESS);
+	e->mr = ibv_reg_mr(e->pd, e->buf, buf_bytes, ACCESS);
 	if (!e->mr || ibv_query_gid(e->ctx, 1, gid_index, &e->gid))
 		return -1;
 	return 0;
@@ -86,7 +92,7 @@ static void end_close(struct end *e)
 	if (e->pd)
 		ibv_dealloc_pd(e->pd);
 	if (e->buf && e->buf != MAP_FAILED)
-		munmap(e->buf, BUF);
+		munmap(e->buf, buf_bytes);
 	if (e->ctx)
 		ibv_close_device(e->ctx);
 	memset(e, 0, sizeof(*e));
@@ -304,7 +310,7 @@ static int xpost(struct ibv_qp *qp, struct end *e, enum ibv_wr_opcode op,
 /* Every XRC opcode, one process, data byte for byte. */
 TEST(opcodes)
 {
-	static const uint32_t sizes[] = { 0, 1, 4097, 300000 };
+	static const uint32_t sizes[] = { 0, 1, 4097, 300000, BIG_MSG };
 	char path[] = "/tmp/softhca-xrc-XXXXXX";
 	struct end I, T;
 	struct ibv_xrcd *xrcd = NULL;
@@ -337,9 +343,12 @@ TEST(opcodes)
 	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
 		int imm = i & 1;
 
+		if (sizes[i] + 16 > buf_bytes)
+			continue;	/* BIG_MSG: XRC_BIG only */
 		fill(I.buf, sizes[i], i + 1);
 		memset(T.buf, 0, sizes[i] + 16);
-		CHECK(!srq_post(srq, &T, 100 + i, 0, BUF), "post_srq_recv");
+		CHECK(!srq_post(srq, &T, 100 + i, 0, (uint32_t)buf_bytes),
+		      "post_srq_recv");
 		CHECK(xpost(ini, &I, imm ? IBV_WR_SEND_WITH_IMM : IBV_WR_SEND,
 			    0, sizes[i], srqn, 0, 0, 0, 0) == IBV_WC_SUCCESS,
 		      "SEND %u", sizes[i]);
@@ -361,7 +370,20 @@ TEST(opcodes)
 	CHECK(xpost(ini, &I, IBV_WR_RDMA_WRITE, 0, 200000, srqn,
 		    (uintptr_t)T.buf + 8, T.mr->rkey, 0, 0) == IBV_WC_SUCCESS &&
 	      !memcmp(I.buf, T.buf + 8, 200000), "RDMA WRITE 200000");
-	CHECK(!srq_post(srq, &T, 7, BUF / 2, 64), "post_srq_recv");
+	if (buf_bytes == BIG_BUF) {
+		fill(I.buf, BIG_MSG, 76);
+		CHECK(xpost(ini, &I, IBV_WR_RDMA_WRITE, 0, BIG_MSG, srqn,
+			    (uintptr_t)T.buf + 8, T.mr->rkey, 0, 0) ==
+		      IBV_WC_SUCCESS && !memcmp(I.buf, T.buf + 8, BIG_MSG),
+		      "RDMA WRITE 16 MiB");
+		fill(T.buf + 4096, BIG_MSG, 75);
+		CHECK(xpost(ini, &I, IBV_WR_RDMA_READ, buf_bytes / 2, BIG_MSG,
+			    srqn, (uintptr_t)T.buf + 4096, T.mr->rkey, 0, 0) ==
+		      IBV_WC_SUCCESS &&
+		      !memcmp(I.buf + buf_bytes / 2, T.buf + 4096, BIG_MSG),
+		      "RDMA READ 16 MiB");
+	}
+	CHECK(!srq_post(srq, &T, 7, buf_bytes / 2, 64), "post_srq_recv");
 	fill(I.buf, 5000, 78);
 	CHECK(xpost(ini, &I, IBV_WR_RDMA_WRITE_WITH_IMM, 0, 5000, srqn,
 		    (uintptr_t)T.buf, T.mr->rkey, 0, 0) == IBV_WC_SUCCESS &&
@@ -370,9 +392,9 @@ TEST(opcodes)
 	      wc.opcode == IBV_WC_RECV_RDMA_WITH_IMM &&
 	      ntohl(wc.imm_data) == (0x5a000000 | 5000), "its receive wc");
 	fill(T.buf + 4096, 70000, 79);
-	CHECK(xpost(ini, &I, IBV_WR_RDMA_READ, BUF / 2, 70000, srqn,
+	CHECK(xpost(ini, &I, IBV_WR_RDMA_READ, buf_bytes / 2, 70000, srqn,
 		    (uintptr_t)T.buf + 4096, T.mr->rkey, 0, 0) ==
-	      IBV_WC_SUCCESS && !memcmp(I.buf + BUF / 2, T.buf + 4096, 70000),
+	      IBV_WC_SUCCESS && !memcmp(I.buf + buf_bytes / 2, T.buf + 4096, 70000),
 	      "RDMA READ 70000");
 
 	word = (uint64_t *)(T.buf + 64);
@@ -830,6 +852,8 @@ int main(void)
 	xrc_wire = !!getenv("XRC_WIRE");
 	if (getenv("XRC_ACK_TIMEOUT"))
 		ack_timeout = atoi(getenv("XRC_ACK_TIMEOUT"));
+	if (getenv("XRC_BIG") && atoi(getenv("XRC_BIG")))
+		buf_bytes = BIG_BUF;
 	if (!dev_i) {
 		printf("1..0 # SKIP SOFTHCA_DEV not set\n");
 		return 0;
