@@ -149,11 +149,11 @@ hwc() { hwc_read "$1" "$2" && echo "$hwc_v"; }
 
 # uc OKPAT NAME SNS SDEV SADDR CNS CDEV CADDR HOST PORT [ARGS]: pair
 # with uc_wire.  On the debug kernel the RC pairs wait 1 s for an ACK
-# (-T 18), not 67 ms: niced beside the stock tier's guest, that guest's vCPUs can go half a
-# second without running (retry_cnt 7 of 67 ms ran out there, with no
-# packet lost).
+# (-T 18), not 67 ms: niced beside the stock tier's guest, that guest's
+# vCPUs can go half a second without running (retry_cnt 7 of 67 ms ran
+# out there, with no packet lost).
 uc() {
-	[ -x "$UCW" ] || { echo "SKIP: $UCW not built"; return 77; }
+	[ -x "$UCW" ] || { echo "SKIP: $UCW not built (no libibverbs)"; return 77; }
 	if debug_kernel; then pair "$UCW" "$@" -T 18; else pair "$UCW" "$@"; fi
 }
 
@@ -185,15 +185,13 @@ batched() {
 # -R's checked ping-pong (SEND, SEND with immediate, WRITE, WRITE with
 # immediate) between the pair.
 rc_check() {
-	[ -x "$UCW" ] || { echo "SKIP: $UCW not built (no libibverbs)"; return 77; }
-	pair "$UCW" 'checked' "$@" -R
+	uc checked "$@" -R
 }
 
 # rd_check NAME SNS SDEV SADDR CNS CDEV CADDR HOST PORT [ARGS]: the
 # client READs from the server's buffer (uc_wire -R -D).
 rd_check() {
-	[ -x "$UCW" ] || { echo "SKIP: $UCW not built (no libibverbs)"; return 77; }
-	pair "$UCW" 'READs of' "$@" -R -D
+	uc 'READs of' "$@" -R -D
 }
 
 # sum COUNTER DEV...: a counter summed over devices.

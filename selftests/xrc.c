@@ -60,6 +60,7 @@ static const char *dev_i, *dev_r;	/* initiators', receivers' device */
 static int gid_index;			/* SOFTHCA_GID_INDEX */
 static int xrc_wire;			/* XRC_WIRE: across the wire */
 static int ack_timeout = 14;		/* XRC_ACK_TIMEOUT: 4.096 us << it */
+static int xrc_big;			/* XRC_BIG not 0: 16 MiB messages */
 static size_t buf_bytes = BUF_DEFAULT;	/* XRC_BIG: BIG_BUF */
 
 static int end_open(struct end *e, const char *name)
@@ -343,8 +344,8 @@ TEST(opcodes)
 	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
 		int imm = i & 1;
 
-		if (sizes[i] + 16 > buf_bytes)
-			continue;	/* BIG_MSG: XRC_BIG only */
+		if (sizes[i] == BIG_MSG && !xrc_big)
+			continue;
 		fill(I.buf, sizes[i], i + 1);
 		memset(T.buf, 0, sizes[i] + 16);
 		CHECK(!srq_post(srq, &T, 100 + i, 0, (uint32_t)buf_bytes),
@@ -370,7 +371,7 @@ TEST(opcodes)
 	CHECK(xpost(ini, &I, IBV_WR_RDMA_WRITE, 0, 200000, srqn,
 		    (uintptr_t)T.buf + 8, T.mr->rkey, 0, 0) == IBV_WC_SUCCESS &&
 	      !memcmp(I.buf, T.buf + 8, 200000), "RDMA WRITE 200000");
-	if (buf_bytes == BIG_BUF) {
+	if (xrc_big) {
 		fill(I.buf, BIG_MSG, 76);
 		CHECK(xpost(ini, &I, IBV_WR_RDMA_WRITE, 0, BIG_MSG, srqn,
 			    (uintptr_t)T.buf + 8, T.mr->rkey, 0, 0) ==
@@ -852,7 +853,8 @@ int main(void)
 	xrc_wire = !!getenv("XRC_WIRE");
 	if (getenv("XRC_ACK_TIMEOUT"))
 		ack_timeout = atoi(getenv("XRC_ACK_TIMEOUT"));
-	if (getenv("XRC_BIG") && atoi(getenv("XRC_BIG")))
+	xrc_big = getenv("XRC_BIG") && atoi(getenv("XRC_BIG"));
+	if (xrc_big)
 		buf_bytes = BIG_BUF;
 	if (!dev_i) {
 		printf("1..0 # SKIP SOFTHCA_DEV not set\n");
