@@ -34,6 +34,7 @@ static const struct rdma_stat_desc softhca_counter_descs[] = {
 	[SOFTHCA_CNT_RX_DUPLICATES].name = "rx_duplicates",
 	[SOFTHCA_CNT_TX_READ_RESPS].name = "tx_read_resps",
 	[SOFTHCA_CNT_RX_READ_RESPS].name = "rx_read_resps",
+	[SOFTHCA_CNT_RX_READ_HELD].name = "rx_read_held",
 	[SOFTHCA_CNT_TX_ATOMICS].name = "tx_atomics",
 	[SOFTHCA_CNT_RX_ATOMICS].name = "rx_atomics",
 	[SOFTHCA_CNT_RX_DUP_ATOMICS].name = "rx_dup_atomics",

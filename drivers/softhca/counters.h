@@ -45,6 +45,7 @@ enum softhca_counter {
 	SOFTHCA_CNT_RX_DUPLICATES,	/* RC: requests received again */
 	SOFTHCA_CNT_TX_READ_RESPS,	/* RC: READ RESPONSE packets sent */
 	SOFTHCA_CNT_RX_READ_RESPS,	/* RC: READ RESPONSE packets taken */
+	SOFTHCA_CNT_RX_READ_HELD,	/* RC: ... of them, held ahead of a gap */
 	SOFTHCA_CNT_TX_ATOMICS,		/* RC: atomic requests sent (first time) */
 	SOFTHCA_CNT_RX_ATOMICS,		/* RC: atomic requests carried out */
 	SOFTHCA_CNT_RX_DUP_ATOMICS,	/* RC: duplicates answered from a saved

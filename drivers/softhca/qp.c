@@ -179,6 +179,7 @@ static void softhca_qp_free_engine(struct softhca_qp *qp)
 	kfree(qp->resp.segs);
 	/* READ responses a chunk left behind (nothing queues them now). */
 	__skb_queue_purge(&qp->wire.rd_q);
+	__skb_queue_purge(&qp->wire.rd_ooo);
 	softhca_txb_release(&qp->wire.txb);
 	softhca_route_destroy(&qp->wire.route);
 	softhca_wire_atm_free(qp);
@@ -198,6 +199,7 @@ static void softhca_qp_init_engine(struct softhca_dev *sdev,
 	spin_lock_init(&qp->wire.rx_lock);
 	spin_lock_init(&qp->wire.ack_lock);
 	__skb_queue_head_init(&qp->wire.rd_q);
+	__skb_queue_head_init(&qp->wire.rd_ooo);
 	spin_lock_init(&qp->wire.tx_lock);
 	softhca_route_init(&qp->wire.route);
 	INIT_LIST_HEAD(&qp->wire.tx_jobs);

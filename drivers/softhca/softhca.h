@@ -547,6 +547,12 @@ struct softhca_resp {
  *	chunk's (its PSN range bounds them); the completer queues them,
  *	the requester's next visit copies their payload into its buffer
  *	(it holds the local MR references then, the completer never does)
+ * @rd_ooo: READ RESPONSE packets ahead of @rd_next, held in PSN order,
+ *	one a PSN, within the chunk's range; they move to @rd_q when the
+ *	ones before them come, and stay across a READ sent again for the
+ *	chunk's rest (ack_lock)
+ * @rd_last: the response at the chunk's last PSN came in this
+ *	transmission (ack_lock)
  * @txb: the requester's packets not yet sent (net_batch.c): empty
  *	whenever sq.lock is free (sq.lock)
  * @route: the route its packets took last, requests and answers alike
@@ -595,6 +601,8 @@ struct softhca_wire_qp {
 	bool rd_mid;
 	bool rd_resume;
 	struct sk_buff_head rd_q;
+	struct sk_buff_head rd_ooo;
+	bool rd_last;
 	spinlock_t tx_lock;	/* see above */
 	struct list_head tx_jobs;
 	struct work_struct tx_work;

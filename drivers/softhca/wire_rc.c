@@ -72,26 +72,10 @@
  * SEND ping-pong whose sends are signaled one in eight then costs an
  * ACK every eighth message instead of one each.
  *
- * RDMA READ.  A READ chunk is one READ REQUEST (its RETH: the chunk's
- * remote address and length) that uses the PSNs of its response
- * packets, [ack_first, ack_next).  Its answer is the READ RESPONSE
- * packets, whose data belongs in the requester's buffer; but the
- * completer runs in softirq and holds no reference to the local MRs
- * (the requester takes them and drops them within one visit).  So the
- * completer checks each response (softhca_rc_read_resp(): in PSN order,
- * its opcode and payload length for its place) and queues its skb on
- * the QP (rd_q, at most the chunk's packets: the PSN range bounds it),
- * and records ACK when the last arrives.  The requester's next visit,
- * holding its MR references again, copies the queued payload into
- * msg->data.  A response ahead of the one expected once one was taken
- * (one was lost), or a misshapen one, records SOFTHCA_RESEND at once;
- * so does the timer.  Ahead with none taken is the tail of an earlier
- * transmission's responses and ignored (softhca_rc_read_resp()).
- * The responses taken in order are then kept (msg->acked) and the READ
- * goes again for the rest of the chunk, from the first PSN missing:
- * the responder reads again what a duplicate READ asks.  A NAK (the
- * responder refused the READ) arrives as an ACKNOWLEDGE as for any
- * request; a plain ACK means nothing to a READ and is ignored.
+ * RDMA READ (wire_read.c): a READ chunk is one READ REQUEST whose
+ * responses use the chunk's PSNs; the completer takes them into rd_q
+ * (holding those ahead of a gap), the requester's next visit copies
+ * them into its buffer.
  *
  * Atomics (wire_atomic.c): a chunk of one request packet, one PSN,
  * answered by an ATOMIC ACKNOWLEDGE, whose original value the completer
@@ -106,8 +90,8 @@
  * (softhca_wire_takes()).
  *
  * Counters: tx_retransmits (packets sent again), ack_timeouts, rx_acks,
- * rx_naks_rnr, rx_naks_seq, rx_naks_other, rx_stale_acks, rx_read_resps
- * (READ RESPONSE packets taken; stale ones count as rx_stale_acks).
+ * rx_naks_rnr, rx_naks_seq, rx_naks_other, rx_stale_acks (READ's in
+ * wire_read.c).
  *
  * Context: sending under sq.lock with BHs off; the completer in softirq.
  * Lock order: sq.lock, then ack_lock; the completer takes rx_lock (to
@@ -141,7 +125,9 @@ void softhca_wire_rc_modify(struct softhca_qp *qp,
 	w->quiet_run = 0;
 	w->asked = false;
 	w->rd_resume = false;
+	w->rd_last = false;
 	__skb_queue_purge(&w->rd_q);
+	__skb_queue_purge(&w->rd_ooo);
 	spin_unlock(&w->ack_lock);
 	qp->req.wire_chunk = 0;
 	qp->req.wire_ahead = 0;
@@ -151,69 +137,6 @@ void softhca_wire_rc_modify(struct softhca_qp *qp,
 	WRITE_ONCE(qp->req.train_open, false);
 	WRITE_ONCE(qp->req.train_full, false);
 	spin_unlock_bh(&qp->sq.lock);
-}
-
-/* The payload a READ RESPONSE skb carries (set when it is queued). */
-struct softhca_rd_cb {
-	u32 off;	/* from skb->data */
-	u32 len;
-};
-
-static struct softhca_rd_cb *softhca_rd_cb(struct sk_buff *skb)
-{
-	BUILD_BUG_ON(sizeof(struct softhca_rd_cb) > sizeof(skb->cb));
-	return (struct softhca_rd_cb *)skb->cb;
-}
-
-/*
- * The READ responses a visit took over (softhca_wire_rc_take()): their
- * payload into the requester's buffer when @copy, then freed.  Called
- * without ack_lock: the queue is the caller's alone now.
- */
-static void softhca_wire_rc_read_copy(struct sk_buff_head *q,
-				      struct softhca_msg *msg, bool copy)
-{
-	struct sk_buff *skb;
-
-	while ((skb = __skb_dequeue(q))) {
-		if (copy) {
-			const struct softhca_rd_cb *cb = softhca_rd_cb(skb);
-			struct softhca_wire_payload pl;
-
-			softhca_wire_payload(skb, cb->off, cb->len, &pl);
-			softhca_copy(msg->data, &pl.cur, cb->len);
-		}
-		consume_skb(skb);
-	}
-}
-
-/*
- * A READ's answer: its responses queued so far move to @q.  ACK: all of
- * them (the whole chunk); no answer or a resend: the responses taken in
- * order are kept, whole MTUs, and the rest is asked for again; a NAK:
- * none.  Called with ack_lock held.
- */
-static u32 softhca_wire_rc_take_read(struct softhca_wire_qp *w,
-				     enum softhca_ack ack, struct softhca_msg *msg,
-				     struct sk_buff_head *q)
-{
-	u32 n = skb_queue_len(&w->rd_q);
-
-	skb_queue_splice_init(&w->rd_q, q);
-	w->rd_resume = false;
-	if (ack == SOFTHCA_ACK)
-		return 0;
-	if (ack != SOFTHCA_RESEND || (u64)n * w->rd_mtu >= msg->len) {
-		__skb_queue_purge(q);
-		return 0;
-	}
-	/*
-	 * Sent again from its first PSN, a READ is the same READ again; from
-	 * a later one, the responder continues the original responses.
-	 */
-	w->rd_resume = w->rd_mid || n;
-	msg->acked = n * w->rd_mtu;
-	return n;
 }
 
 /*
@@ -254,7 +177,7 @@ static enum softhca_ack softhca_wire_rc_take(struct softhca_qp *qp,
 		if (ack == SOFTHCA_RESEND || ack == SOFTHCA_RNR)
 			w->resend = true;
 	} else if (w->ack_read) {
-		acked = softhca_wire_rc_take_read(w, ack, msg, q);
+		acked = softhca_wire_rd_take(w, ack, msg, q);
 		if (ack == SOFTHCA_RESEND)
 			w->resend = true;
 	} else if (ack == SOFTHCA_RESEND || ack == SOFTHCA_RNR) {
@@ -421,24 +344,6 @@ void softhca_wire_rc_request(struct softhca_qp *qp, struct softhca_dest *dest,
 	w->sq_psn = softhca_psn_add(w->sq_psn, npkts);
 }
 
-/*
- * A READ chunk: one READ REQUEST, its RETH the chunk's remote range; it
- * uses @npkts PSNs, one per response packet.
- */
-static void softhca_wire_send_read(struct softhca_qp *qp,
-				   struct softhca_dest *dest,
-				   struct softhca_msg *msg, u32 npkts)
-{
-	struct softhca_roce_fields f = {
-		.opcode = SOFTHCA_RC(RDMA_READ_REQUEST),
-		.va = msg->remote_addr,
-		.rkey = msg->rkey,
-		.dma_len = msg->len,
-	};
-
-	softhca_wire_rc_request(qp, dest, msg, &f, npkts);
-}
-
 /**
  * softhca_wire_send_rc - an RC chunk: send it, or hand over its answer
  * @qp: the sending QP
@@ -482,7 +387,7 @@ enum softhca_ack softhca_wire_send_rc(struct softhca_qp *qp,
 		ack = softhca_wire_rc_take(qp, msg, &q);
 		spin_unlock(&w->ack_lock);
 		/* The local MRs are referenced: the requester's visit. */
-		softhca_wire_rc_read_copy(&q, msg, true);
+		softhca_wire_rd_copy(&q, msg, true);
 		return ack;
 	}
 	/* In flight before the first packet leaves: its ACK may be quick. */
@@ -499,6 +404,8 @@ enum softhca_ack softhca_wire_send_rc(struct softhca_qp *qp,
 	w->rd_mtu = w->mtu;
 	w->rd_mid = read && w->rd_resume;
 	w->rd_resume = false;
+	w->rd_last = false;
+	softhca_wire_rd_trim(w, read);
 	WRITE_ONCE(w->ack_ready, false);
 	spin_unlock(&w->ack_lock);
 
@@ -617,9 +524,9 @@ void softhca_wire_rc_slide(struct softhca_qp *qp, u32 pkts, u32 msgs)
  * The RC or XRC_INI QP an answer (ACKNOWLEDGE, READ RESPONSE) is for,
  * referenced, when it comes from the QP's peer; else NULL (counted).
  */
-static struct softhca_qp *softhca_wire_rc_answered(struct softhca_dev *sdev,
-						   struct sk_buff *skb,
-						   const struct softhca_roce_pkt *pkt)
+struct softhca_qp *softhca_wire_rc_answered(struct softhca_dev *sdev,
+					    struct sk_buff *skb,
+					    const struct softhca_roce_pkt *pkt)
 {
 	struct softhca_qp *qp;
 	bool peer;
@@ -793,8 +700,7 @@ void softhca_wire_rcv_ack(struct softhca_dev *sdev, struct sk_buff *skb,
  * Record @ack for the chunk in flight unless one was (ack_lock held).
  * Return: true when the requester must be kicked.
  */
-static bool softhca_wire_rc_record(struct softhca_wire_qp *w,
-				   enum softhca_ack ack)
+bool softhca_wire_rc_record(struct softhca_wire_qp *w, enum softhca_ack ack)
 {
 	if (w->ack_ready)
 		return false;
@@ -803,63 +709,4 @@ static bool softhca_wire_rc_record(struct softhca_wire_qp *w,
 	/* Pairs with the engine's lockless look. */
 	WRITE_ONCE(w->ack_ready, true);
 	return true;
-}
-
-/**
- * softhca_wire_rcv_read_resp - a READ RESPONSE arrived (the completer)
- * @sdev: the device bound to the netdev it arrived on (held)
- * @skb: the packet (linear, checked; not consumed: a reference is taken
- *	to queue it)
- * @pkt: its parse
- *
- * Checked against the READ in flight (softhca_rc_read_resp()) and, when
- * it is the one expected, queued for the requester; nothing is written
- * to the requester's memory here.
- *
- * Context: softirq.
- */
-void softhca_wire_rcv_read_resp(struct softhca_dev *sdev, struct sk_buff *skb,
-				const struct softhca_roce_pkt *pkt)
-{
-	u32 psn = softhca_bth_psn(softhca_pkt_bth(pkt));
-	enum softhca_rc_rd_verdict v = SOFTHCA_RC_RD_STALE;
-	struct softhca_wire_qp *w;
-	struct softhca_qp *qp;
-	bool kick = false;
-
-	qp = softhca_wire_rc_answered(sdev, skb, pkt);
-	if (!qp)
-		return;
-	w = &qp->wire;
-	spin_lock(&w->ack_lock);
-	if (w->ack_inflight && w->ack_read && !w->ack_ready)
-		v = softhca_rc_read_resp(w->ack_first, w->ack_next, w->rd_next,
-					 psn, softhca_wire_op(IB_QPT_RC,
-							      pkt->opcode),
-					 pkt->paylen,
-					 w->rd_len, w->rd_mtu, w->rd_mid);
-	switch (v) {
-	case SOFTHCA_RC_RD_TAKE:
-	case SOFTHCA_RC_RD_DONE:
-		softhca_rd_cb(skb)->off = pkt->payload;	/* data at the BTH */
-		softhca_rd_cb(skb)->len = pkt->paylen;
-		__skb_queue_tail(&w->rd_q, skb_get(skb));
-		w->rd_next = softhca_psn_add(w->rd_next, 1);
-		if (v == SOFTHCA_RC_RD_DONE)
-			kick = softhca_wire_rc_record(w, SOFTHCA_ACK);
-		break;
-	case SOFTHCA_RC_RD_GAP:
-	case SOFTHCA_RC_RD_BAD:
-		/* Lost or misshapen: ask again for the rest now. */
-		kick = softhca_wire_rc_record(w, SOFTHCA_RESEND);
-		break;
-	default:
-		break;
-	}
-	spin_unlock(&w->ack_lock);
-	softhca_count(sdev, v == SOFTHCA_RC_RD_STALE ?
-		      SOFTHCA_CNT_RX_STALE_ACKS : SOFTHCA_CNT_RX_READ_RESPS);
-	if (kick)
-		softhca_engine_kick(qp);
-	softhca_qp_put(qp);
 }

@@ -27,10 +27,13 @@
  * (softhca_rc_read_op()).  A READ REQUEST behind the expected PSN is a
  * duplicate the requester sent again: the responder reads again from
  * the PSN it names without moving the expected PSN (the IBA allows
- * reading twice).  The requester takes the responses strictly in order
- * (softhca_rc_read_resp()): a response ahead of the one expected means
- * one was lost, and the READ goes again for the rest of the chunk, from
- * the PSN of the first response missing.  The answer to such a resumed
+ * reading twice).  The requester takes the responses in PSN order
+ * (softhca_rc_read_resp()); one ahead of the one expected is held until
+ * those before it come (a response was lost, or the wire reordered
+ * them).  When the last has come and some before it have not, the READ
+ * goes again for the rest of the chunk, from the PSN of the first
+ * response missing, and the responses held fill in whatever its answer
+ * loses again (wire_rc.c).  The answer to such a resumed
  * READ continues the original one: MIDDLE..., LAST, never FIRST (the
  * IBA's rule, and rxe's answer: a requester that took only FIRST there
  * ended every such READ in RETRY_EXC_ERR).  So the responder keeps each
@@ -177,11 +180,15 @@ u8 softhca_rc_read_op(u32 i, u32 n, bool mid)
  * @mtu: the path MTU in bytes
  * @mid: the READ resumes an earlier one from its middle
  *
- * Every response but the last carries one MTU, the last the rest, in
- * PSN order with the opcode its place calls for.  The first answer to a
- * resumed READ should be MIDDLE (or LAST); FIRST (or ONLY) is taken as
- * well: the payload is checked the same, and a responder that keeps no
- * record of the READ it resumes can only begin it again.
+ * Every response but the last carries one MTU, the last the rest, with
+ * the opcode its place calls for.  The first answer to a resumed READ
+ * should be MIDDLE (or LAST); FIRST (or ONLY) is taken as well: the
+ * payload is checked the same, and a responder that keeps no record of
+ * the READ it resumes can only begin it again.  A response ahead of the
+ * one expected may come from an earlier transmission of the READ as
+ * well as from this one, which begin at different PSNs: its opcode is
+ * checked against both shapes (FIRST or MIDDLE before the last, LAST or
+ * ONLY at it), its payload length exactly.
  */
 enum softhca_rc_rd_verdict softhca_rc_read_resp(u32 first, u32 next,
 						u32 expect, u32 psn, u8 opcode,
@@ -195,21 +202,20 @@ enum softhca_rc_rd_verdict softhca_rc_read_resp(u32 first, u32 next,
 
 	if (!softhca_psn_in(first, next, psn) || i < e)
 		return SOFTHCA_RC_RD_STALE;
-	/*
-	 * Ahead, before any response of this READ was taken: the tail of
-	 * an earlier transmission's responses (the READ went again from
-	 * a PSN it lost), not a loss in this one; a lost first response is
-	 * the timer's.  Answering it would send the READ again for every
-	 * packet of that tail, each a retry without progress.
-	 */
-	if (i > e)
-		return e ? SOFTHCA_RC_RD_GAP : SOFTHCA_RC_RD_STALE;
-	if (opcode != softhca_rc_read_op(i, n, mid) &&
-	    (!mid || i || opcode != softhca_rc_read_op(i, n, false)))
+	if (i > e) {
+		/* i > 0: FIRST or ONLY only from a transmission begun there. */
+		if (opcode != softhca_rc_read_op(i, n, true) &&
+		    opcode != softhca_rc_read_op(0, i + 1 == n ? 1 : 2, false))
+			return SOFTHCA_RC_RD_BAD;
+	} else if (opcode != softhca_rc_read_op(i, n, mid) &&
+		   (!mid || i || opcode != softhca_rc_read_op(i, n, false))) {
 		return SOFTHCA_RC_RD_BAD;
+	}
 	want = i == n - 1 ? (u64)len - (u64)i * mtu : mtu;
 	if (paylen != want)
 		return SOFTHCA_RC_RD_BAD;
+	if (i > e)
+		return SOFTHCA_RC_RD_AHEAD;
 	return i == n - 1 ? SOFTHCA_RC_RD_DONE : SOFTHCA_RC_RD_TAKE;
 }
 

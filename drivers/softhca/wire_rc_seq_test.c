@@ -406,17 +406,40 @@ static void read_responses(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, softhca_rc_read_resp(f, n, f, 1, mid, MTU,
 						   len, MTU, false),
 			SOFTHCA_RC_RD_STALE);
-	/* Ahead after one was taken: one was lost. */
+	/* Ahead of the one expected (lost or late): held. */
 	KUNIT_EXPECT_EQ(test, softhca_rc_read_resp(f, n, 0xffffff, 0, last,
 						   MTU / 2, len, MTU, false),
-			SOFTHCA_RC_RD_GAP);
-	/*
-	 * Ahead with none taken: an earlier transmission's tail (the READ
-	 * went again from 0xfffffe), left to the timer.
-	 */
+			SOFTHCA_RC_RD_AHEAD);
 	KUNIT_EXPECT_EQ(test, softhca_rc_read_resp(f, n, f, 0, last, MTU / 2,
 						   len, MTU, false),
-			SOFTHCA_RC_RD_STALE);
+			SOFTHCA_RC_RD_AHEAD);
+	KUNIT_EXPECT_EQ(test, softhca_rc_read_resp(f, n, f, 0xffffff, mid, MTU,
+						   len, MTU, false),
+			SOFTHCA_RC_RD_AHEAD);
+	/*
+	 * From a transmission begun at its PSN (a READ sent again whole by
+	 * a responder that kept no record): FIRST, or ONLY at the last.
+	 */
+	KUNIT_EXPECT_EQ(test, softhca_rc_read_resp(f, n, f, 0xffffff, first,
+						   MTU, len, MTU, false),
+			SOFTHCA_RC_RD_AHEAD);
+	KUNIT_EXPECT_EQ(test, softhca_rc_read_resp(f, n, f, 0,
+						   SOFTHCA_RC(RDMA_READ_RESPONSE_ONLY),
+						   MTU / 2, len, MTU, false),
+			SOFTHCA_RC_RD_AHEAD);
+	/* Ahead, but misshapen for its place: LAST or MIDDLE, length. */
+	KUNIT_EXPECT_EQ(test, softhca_rc_read_resp(f, n, f, 0xffffff, last,
+						   MTU, len, MTU, false),
+			SOFTHCA_RC_RD_BAD);
+	KUNIT_EXPECT_EQ(test, softhca_rc_read_resp(f, n, f, 0, mid, MTU / 2,
+						   len, MTU, false),
+			SOFTHCA_RC_RD_BAD);
+	KUNIT_EXPECT_EQ(test, softhca_rc_read_resp(f, n, f, 0, last, MTU,
+						   len, MTU, false),
+			SOFTHCA_RC_RD_BAD);
+	KUNIT_EXPECT_EQ(test, softhca_rc_read_resp(f, n, f, 0xffffff, mid,
+						   MTU - 1, len, MTU, false),
+			SOFTHCA_RC_RD_BAD);
 	/* Wrong opcode, or wrong length for its place. */
 	KUNIT_EXPECT_EQ(test, softhca_rc_read_resp(f, n, 0xffffff, 0xffffff,
 						   last, MTU, len, MTU, false),

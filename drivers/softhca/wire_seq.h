@@ -115,17 +115,14 @@ enum softhca_rc_answer {
 
 /* What the requester does with a READ RESPONSE (softhca_rc_read_resp()). */
 enum softhca_rc_rd_verdict {
-	SOFTHCA_RC_RD_STALE,	/* not the READ in flight, already taken,
-				 * or ahead with none taken yet (an earlier
-				 * transmission's)
-				 */
+	SOFTHCA_RC_RD_STALE,	/* not the READ in flight, or already taken */
 	SOFTHCA_RC_RD_TAKE,	/* the one expected: keep it */
 	SOFTHCA_RC_RD_DONE,	/* ... and the last: the READ is answered */
-	SOFTHCA_RC_RD_GAP,	/* ahead of the one expected, after one was
-				 * taken: one was lost
+	SOFTHCA_RC_RD_AHEAD,	/* ahead of the one expected (one before it
+				 * is lost or late): hold it
 				 */
-	SOFTHCA_RC_RD_BAD,	/* the expected PSN, but the wrong opcode or
-				 * payload length
+	SOFTHCA_RC_RD_BAD,	/* the wrong opcode or payload length for
+				 * its place
 				 */
 };
 

@@ -1,0 +1,283 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * softhca: RC on the wire, the requester's RDMA READ and its responses.
+ *
+ * A READ chunk is one READ REQUEST (its RETH: the chunk's remote address
+ * and length) that uses the PSNs of its response packets, [ack_first,
+ * ack_next) (softhca_wire_send_read()).  Its answer is the READ RESPONSE
+ * packets, whose data belongs in the requester's buffer; but the
+ * completer runs in softirq and holds no reference to the local MRs (the
+ * requester takes them and drops them within one visit).  So the
+ * completer (softhca_wire_rcv_read_resp()) checks each response
+ * (softhca_rc_read_resp(): its opcode and payload length for its place)
+ * and queues its skb on the QP: rd_q, in PSN order, at most the chunk's
+ * packets (the PSN range bounds it); it records ACK when the last is
+ * taken.  The requester's next visit, holding its MR references again,
+ * copies the queued payload into msg->data (softhca_wire_rd_take(),
+ * softhca_wire_rd_copy()).
+ *
+ * Loss and reordering.  A response ahead of the one expected (one before
+ * it was lost, or the wire reordered them) is held: rd_ooo, one a PSN,
+ * the chunk's range bounding it too (softhca_wire_rd_hold()); it moves
+ * to rd_q when those before it come (softhca_wire_rd_settle()).  When
+ * the chunk's last response has come and some before it have not, after
+ * at least one was taken in order in this transmission, nothing more is
+ * coming for them: SOFTHCA_RESEND is recorded.  A misshapen response
+ * records it at once, the timer when nothing comes (a lost first or last
+ * response).  The responses taken in order are then kept (msg->acked)
+ * and the READ goes again for the rest of the chunk, from the first PSN
+ * missing: the responder reads again what a duplicate READ asks.  The
+ * responses held stay held (softhca_wire_rd_trim() keeps those within
+ * the READ sent again), and each PSN is taken from whichever
+ * transmission brings it first; until the requester takes a recorded
+ * SOFTHCA_RESEND, responses are still taken and held, and the chunk's
+ * last one turns it into an ACK.  So a lossy wire asks for a chunk's
+ * rest a few times, not once a response lost (that had sent about
+ * fifteen packets on the veth for each taken from rxe under the rough
+ * wire of selftests/wire_bulk.sh, two now).  Each READ sent again starts
+ * at or after the one before (rd_next only moves on): rxe takes a
+ * duplicate READ only at or after the address its last one named.
+ *
+ * A NAK (the responder refused the READ) arrives as an ACKNOWLEDGE as
+ * for any request (wire_rc.c); a plain ACK means nothing to a READ and
+ * is ignored.
+ *
+ * Counters: rx_read_resps (READ RESPONSE packets taken or held; stale
+ * ones, and one held already, count as rx_stale_acks), rx_read_held
+ * (those held ahead of a gap).
+ *
+ * Context: sending under sq.lock with BHs off; the completer in softirq.
+ * Lock order as wire_rc.c's: sq.lock, then ack_lock; the completer takes
+ * rx_lock (to check the peer) and ack_lock one after the other.
+ */
+#include "counters.h"
+#include "wire.h"
+
+/* The payload a READ RESPONSE skb carries (set when it is queued). */
+struct softhca_rd_cb {
+	u32 off;	/* from skb->data */
+	u32 len;
+	u32 psn;
+};
+
+static struct softhca_rd_cb *softhca_rd_cb(struct sk_buff *skb)
+{
+	BUILD_BUG_ON(sizeof(struct softhca_rd_cb) > sizeof(skb->cb));
+	return (struct softhca_rd_cb *)skb->cb;
+}
+
+/*
+ * The READ responses a visit took over (softhca_wire_rc_take()): their
+ * payload into the requester's buffer when @copy, then freed.  Called
+ * without ack_lock: the queue is the caller's alone now.
+ */
+void softhca_wire_rd_copy(struct sk_buff_head *q, struct softhca_msg *msg,
+			  bool copy)
+{
+	struct sk_buff *skb;
+
+	while ((skb = __skb_dequeue(q))) {
+		if (copy) {
+			const struct softhca_rd_cb *cb = softhca_rd_cb(skb);
+			struct softhca_wire_payload pl;
+
+			softhca_wire_payload(skb, cb->off, cb->len, &pl);
+			softhca_copy(msg->data, &pl.cur, cb->len);
+		}
+		consume_skb(skb);
+	}
+}
+
+/*
+ * A transmission begins: the responses held stay only for a READ sent
+ * again for the chunk's rest, and only those within its PSNs (the range
+ * in flight is set).  Called with ack_lock held.
+ */
+void softhca_wire_rd_trim(struct softhca_wire_qp *w, bool read)
+{
+	struct sk_buff *skb, *tmp;
+
+	skb_queue_walk_safe(&w->rd_ooo, skb, tmp) {
+		if (read && softhca_psn_in(w->ack_first, w->ack_next,
+					   softhca_rd_cb(skb)->psn))
+			continue;
+		__skb_unlink(skb, &w->rd_ooo);
+		consume_skb(skb);
+	}
+}
+
+/*
+ * A READ's answer: its responses queued so far move to @q.  ACK: all of
+ * them (the whole chunk); no answer or a resend: the responses taken in
+ * order are kept, whole MTUs, and the rest is asked for again; a NAK:
+ * none.  Called with ack_lock held.
+ */
+u32 softhca_wire_rd_take(struct softhca_wire_qp *w, enum softhca_ack ack,
+			 struct softhca_msg *msg, struct sk_buff_head *q)
+{
+	u32 n = skb_queue_len(&w->rd_q);
+
+	skb_queue_splice_init(&w->rd_q, q);
+	w->rd_resume = false;
+	if (ack == SOFTHCA_ACK)
+		return 0;
+	if (ack != SOFTHCA_RESEND || (u64)n * w->rd_mtu >= msg->len) {
+		__skb_queue_purge(q);
+		__skb_queue_purge(&w->rd_ooo);
+		return 0;
+	}
+	/*
+	 * Sent again from its first PSN, a READ is the same READ again; from
+	 * a later one, the responder continues the original responses.
+	 */
+	w->rd_resume = w->rd_mid || n;
+	msg->acked = n * w->rd_mtu;
+	return n;
+}
+
+/*
+ * A READ chunk: one READ REQUEST, its RETH the chunk's remote range; it
+ * uses @npkts PSNs, one per response packet.
+ */
+void softhca_wire_send_read(struct softhca_qp *qp, struct softhca_dest *dest,
+			    struct softhca_msg *msg, u32 npkts)
+{
+	struct softhca_roce_fields f = {
+		.opcode = SOFTHCA_RC(RDMA_READ_REQUEST),
+		.va = msg->remote_addr,
+		.rkey = msg->rkey,
+		.dma_len = msg->len,
+	};
+
+	softhca_wire_rc_request(qp, dest, msg, &f, npkts);
+}
+
+/*
+ * Hold a response ahead of the one expected, in PSN order; one already
+ * held is not held twice.  Return: whether it was.  Called with ack_lock
+ * held.
+ */
+static bool softhca_wire_rd_hold(struct softhca_wire_qp *w,
+				 struct sk_buff *skb, u32 psn)
+{
+	u32 i = softhca_psn_sub(psn, w->rd_next);
+	struct sk_buff *at;
+
+	/* Mostly in order: from the tail. */
+	skb_queue_reverse_walk(&w->rd_ooo, at) {
+		u32 j = softhca_psn_sub(softhca_rd_cb(at)->psn, w->rd_next);
+
+		if (j == i)
+			return false;
+		if (j < i) {
+			__skb_queue_after(&w->rd_ooo, at, skb_get(skb));
+			return true;
+		}
+	}
+	__skb_queue_head(&w->rd_ooo, skb_get(skb));
+	return true;
+}
+
+/*
+ * After a response was taken or held: those held that now follow in
+ * order are taken too; the last taken answers the READ (an ACK, even
+ * over a SOFTHCA_RESEND the requester has not taken yet).  Else, once
+ * the chunk's last response came and one was taken in order in this
+ * transmission, what is missing before it is lost: SOFTHCA_RESEND, a
+ * resend with progress (one without progress, the first response of the
+ * transmission lost, is left to the timer, as a retry).  Return: whether
+ * the engine should look.  Called with ack_lock held.
+ */
+static bool softhca_wire_rd_settle(struct softhca_wire_qp *w)
+{
+	struct sk_buff *skb;
+
+	while ((skb = skb_peek(&w->rd_ooo)) &&
+	       softhca_rd_cb(skb)->psn == w->rd_next) {
+		__skb_unlink(skb, &w->rd_ooo);
+		__skb_queue_tail(&w->rd_q, skb);
+		w->rd_next = softhca_psn_add(w->rd_next, 1);
+	}
+	if (w->rd_next == w->ack_next) {
+		w->ack_answer = SOFTHCA_ACK;
+		w->ack_rnr = 0;
+		/* Pairs with the engine's lockless look. */
+		WRITE_ONCE(w->ack_ready, true);
+		return true;
+	}
+	if (w->rd_last && w->rd_next != w->ack_first)
+		return softhca_wire_rc_record(w, SOFTHCA_RESEND);
+	return false;
+}
+
+/**
+ * softhca_wire_rcv_read_resp - a READ RESPONSE arrived (the completer)
+ * @sdev: the device bound to the netdev it arrived on (held)
+ * @skb: the packet (linear, checked; not consumed: a reference is taken
+ *	to queue it)
+ * @pkt: its parse
+ *
+ * Checked against the READ in flight (softhca_rc_read_resp()) and, when
+ * it is the one expected, queued for the requester, or held when it is
+ * ahead of that one; nothing is written to the requester's memory here.
+ *
+ * Context: softirq.
+ */
+void softhca_wire_rcv_read_resp(struct softhca_dev *sdev, struct sk_buff *skb,
+				const struct softhca_roce_pkt *pkt)
+{
+	u32 psn = softhca_bth_psn(softhca_pkt_bth(pkt));
+	enum softhca_rc_rd_verdict v = SOFTHCA_RC_RD_STALE;
+	struct softhca_wire_qp *w;
+	struct softhca_qp *qp;
+	bool kick = false;
+
+	qp = softhca_wire_rc_answered(sdev, skb, pkt);
+	if (!qp)
+		return;
+	w = &qp->wire;
+	spin_lock(&w->ack_lock);
+	/* A resend recorded and not yet taken still gathers responses. */
+	if (w->ack_inflight && w->ack_read &&
+	    (!w->ack_ready || w->ack_answer == SOFTHCA_RESEND))
+		v = softhca_rc_read_resp(w->ack_first, w->ack_next, w->rd_next,
+					 psn, softhca_wire_op(IB_QPT_RC,
+							      pkt->opcode),
+					 pkt->paylen,
+					 w->rd_len, w->rd_mtu, w->rd_mid);
+	if (v == SOFTHCA_RC_RD_TAKE || v == SOFTHCA_RC_RD_DONE ||
+	    v == SOFTHCA_RC_RD_AHEAD) {
+		softhca_rd_cb(skb)->off = pkt->payload;	/* data at the BTH */
+		softhca_rd_cb(skb)->len = pkt->paylen;
+		softhca_rd_cb(skb)->psn = psn;
+	}
+	switch (v) {
+	case SOFTHCA_RC_RD_TAKE:
+	case SOFTHCA_RC_RD_DONE:
+		__skb_queue_tail(&w->rd_q, skb_get(skb));
+		w->rd_next = softhca_psn_add(w->rd_next, 1);
+		kick = softhca_wire_rd_settle(w);
+		break;
+	case SOFTHCA_RC_RD_AHEAD:
+		if (!softhca_wire_rd_hold(w, skb, psn))
+			v = SOFTHCA_RC_RD_STALE;	/* held already */
+		if (softhca_psn_sub(w->ack_next, psn) == 1)
+			w->rd_last = true;
+		kick = softhca_wire_rd_settle(w);
+		break;
+	case SOFTHCA_RC_RD_BAD:
+		/* Misshapen: ask again for the rest now. */
+		kick = softhca_wire_rc_record(w, SOFTHCA_RESEND);
+		break;
+	default:
+		break;
+	}
+	spin_unlock(&w->ack_lock);
+	softhca_count(sdev, v == SOFTHCA_RC_RD_STALE ?
+		      SOFTHCA_CNT_RX_STALE_ACKS : SOFTHCA_CNT_RX_READ_RESPS);
+	if (v == SOFTHCA_RC_RD_AHEAD)
+		softhca_count(sdev, SOFTHCA_CNT_RX_READ_HELD);
+	if (kick)
+		softhca_engine_kick(qp);
+	softhca_qp_put(qp);
+}
