@@ -154,9 +154,29 @@ struct softhca_qp *softhca_wire_rc_answered(struct softhca_dev *sdev,
 					    const struct softhca_roce_pkt *pkt);
 
 /* wire_read.c */
+/*
+ * The payload a READ RESPONSE skb carries, and its PSN (set when it is
+ * queued or held).
+ */
+struct softhca_rd_cb {
+	u32 off;	/* from skb->data */
+	u32 len;
+	u32 psn;
+};
+
+static inline struct softhca_rd_cb *softhca_rd_cb(struct sk_buff *skb)
+{
+	BUILD_BUG_ON(sizeof(struct softhca_rd_cb) > sizeof(skb->cb));
+	return (struct softhca_rd_cb *)skb->cb;
+}
+
 void softhca_wire_send_read(struct softhca_qp *qp, struct softhca_dest *dest,
 			    struct softhca_msg *msg, u32 npkts);
-void softhca_wire_rd_trim(struct softhca_wire_qp *w, bool read);
+void softhca_wire_rd_begin(struct softhca_wire_qp *w, bool read, u32 len);
+enum softhca_rc_rd_verdict softhca_wire_rd_resp(struct softhca_wire_qp *w,
+						struct sk_buff *skb, u32 psn,
+						u8 opcode, u32 off, u32 paylen,
+						bool *kick);
 u32 softhca_wire_rd_take(struct softhca_wire_qp *w, enum softhca_ack ack,
 			 struct softhca_msg *msg, struct sk_buff_head *q);
 void softhca_wire_rd_copy(struct sk_buff_head *q, struct softhca_msg *msg,

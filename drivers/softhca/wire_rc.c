@@ -399,13 +399,7 @@ enum softhca_ack softhca_wire_send_rc(struct softhca_qp *qp,
 	WRITE_ONCE(w->ack_moved, false);
 	w->ack_read = read;
 	w->ack_atomic = atomic;
-	w->rd_next = w->sq_psn;
-	w->rd_len = msg->len;
-	w->rd_mtu = w->mtu;
-	w->rd_mid = read && w->rd_resume;
-	w->rd_resume = false;
-	w->rd_last = false;
-	softhca_wire_rd_trim(w, read);
+	softhca_wire_rd_begin(w, read, msg->len);
 	WRITE_ONCE(w->ack_ready, false);
 	spin_unlock(&w->ack_lock);
 

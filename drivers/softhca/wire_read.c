@@ -53,19 +53,6 @@
 #include "counters.h"
 #include "wire.h"
 
-/* The payload a READ RESPONSE skb carries (set when it is queued). */
-struct softhca_rd_cb {
-	u32 off;	/* from skb->data */
-	u32 len;
-	u32 psn;
-};
-
-static struct softhca_rd_cb *softhca_rd_cb(struct sk_buff *skb)
-{
-	BUILD_BUG_ON(sizeof(struct softhca_rd_cb) > sizeof(skb->cb));
-	return (struct softhca_rd_cb *)skb->cb;
-}
-
 /*
  * The READ responses a visit took over (softhca_wire_rc_take()): their
  * payload into the requester's buffer when @copy, then freed.  Called
@@ -89,11 +76,10 @@ void softhca_wire_rd_copy(struct sk_buff_head *q, struct softhca_msg *msg,
 }
 
 /*
- * A transmission begins: the responses held stay only for a READ sent
- * again for the chunk's rest, and only those within its PSNs (the range
- * in flight is set).  Called with ack_lock held.
+ * The responses held stay only for a READ sent again for the chunk's
+ * rest, and only those within its PSNs.
  */
-void softhca_wire_rd_trim(struct softhca_wire_qp *w, bool read)
+static void softhca_wire_rd_trim(struct softhca_wire_qp *w, bool read)
 {
 	struct sk_buff *skb, *tmp;
 
@@ -104,6 +90,27 @@ void softhca_wire_rd_trim(struct softhca_wire_qp *w, bool read)
 		__skb_unlink(skb, &w->rd_ooo);
 		consume_skb(skb);
 	}
+}
+
+/**
+ * softhca_wire_rd_begin - a chunk's transmission begins
+ * @w: the QP's wire state, its range in flight [ack_first, ack_next) set
+ * @read: the chunk is a READ
+ * @len: its bytes
+ *
+ * Sets what the completer checks responses against; after a resend
+ * (rd_resume), the READ resumes one partly answered.
+ * Context: ack_lock held.
+ */
+void softhca_wire_rd_begin(struct softhca_wire_qp *w, bool read, u32 len)
+{
+	w->rd_next = w->ack_first;
+	w->rd_len = len;
+	w->rd_mtu = w->mtu;
+	w->rd_mid = read && w->rd_resume;
+	w->rd_resume = false;
+	w->rd_last = false;
+	softhca_wire_rd_trim(w, read);
 }
 
 /*
@@ -211,6 +218,64 @@ static bool softhca_wire_rd_settle(struct softhca_wire_qp *w)
 }
 
 /**
+ * softhca_wire_rd_resp - the completer's step for one READ RESPONSE
+ * @w: the QP's wire state
+ * @skb: the packet (a reference is taken when it is kept)
+ * @psn: its PSN
+ * @opcode: its opcode, as RC's
+ * @off: its payload's offset from @skb->data
+ * @paylen: its payload bytes
+ * @kick: out: the engine should look (an answer was recorded)
+ *
+ * Context: ack_lock held.
+ * Return: what became of it (softhca_rc_read_resp(); STALE as well for
+ * one held already).
+ */
+enum softhca_rc_rd_verdict softhca_wire_rd_resp(struct softhca_wire_qp *w,
+						struct sk_buff *skb, u32 psn,
+						u8 opcode, u32 off, u32 paylen,
+						bool *kick)
+{
+	enum softhca_rc_rd_verdict v = SOFTHCA_RC_RD_STALE;
+
+	*kick = false;
+	/* A resend recorded and not yet taken still gathers responses. */
+	if (w->ack_inflight && w->ack_read &&
+	    (!w->ack_ready || w->ack_answer == SOFTHCA_RESEND))
+		v = softhca_rc_read_resp(w->ack_first, w->ack_next, w->rd_next,
+					 psn, opcode, paylen, w->rd_len,
+					 w->rd_mtu, w->rd_mid);
+	if (v == SOFTHCA_RC_RD_TAKE || v == SOFTHCA_RC_RD_DONE ||
+	    v == SOFTHCA_RC_RD_AHEAD) {
+		softhca_rd_cb(skb)->off = off;
+		softhca_rd_cb(skb)->len = paylen;
+		softhca_rd_cb(skb)->psn = psn;
+	}
+	switch (v) {
+	case SOFTHCA_RC_RD_TAKE:
+	case SOFTHCA_RC_RD_DONE:
+		__skb_queue_tail(&w->rd_q, skb_get(skb));
+		w->rd_next = softhca_psn_add(w->rd_next, 1);
+		*kick = softhca_wire_rd_settle(w);
+		break;
+	case SOFTHCA_RC_RD_AHEAD:
+		if (!softhca_wire_rd_hold(w, skb, psn))
+			v = SOFTHCA_RC_RD_STALE;	/* held already */
+		if (softhca_psn_sub(w->ack_next, psn) == 1)
+			w->rd_last = true;
+		*kick = softhca_wire_rd_settle(w);
+		break;
+	case SOFTHCA_RC_RD_BAD:
+		/* Misshapen: ask again for the rest now. */
+		*kick = softhca_wire_rc_record(w, SOFTHCA_RESEND);
+		break;
+	default:
+		break;
+	}
+	return v;
+}
+
+/**
  * softhca_wire_rcv_read_resp - a READ RESPONSE arrived (the completer)
  * @sdev: the device bound to the netdev it arrived on (held)
  * @skb: the packet (linear, checked; not consumed: a reference is taken
@@ -227,51 +292,20 @@ void softhca_wire_rcv_read_resp(struct softhca_dev *sdev, struct sk_buff *skb,
 				const struct softhca_roce_pkt *pkt)
 {
 	u32 psn = softhca_bth_psn(softhca_pkt_bth(pkt));
-	enum softhca_rc_rd_verdict v = SOFTHCA_RC_RD_STALE;
+	enum softhca_rc_rd_verdict v;
 	struct softhca_wire_qp *w;
 	struct softhca_qp *qp;
-	bool kick = false;
+	bool kick;
 
 	qp = softhca_wire_rc_answered(sdev, skb, pkt);
 	if (!qp)
 		return;
 	w = &qp->wire;
 	spin_lock(&w->ack_lock);
-	/* A resend recorded and not yet taken still gathers responses. */
-	if (w->ack_inflight && w->ack_read &&
-	    (!w->ack_ready || w->ack_answer == SOFTHCA_RESEND))
-		v = softhca_rc_read_resp(w->ack_first, w->ack_next, w->rd_next,
-					 psn, softhca_wire_op(IB_QPT_RC,
-							      pkt->opcode),
-					 pkt->paylen,
-					 w->rd_len, w->rd_mtu, w->rd_mid);
-	if (v == SOFTHCA_RC_RD_TAKE || v == SOFTHCA_RC_RD_DONE ||
-	    v == SOFTHCA_RC_RD_AHEAD) {
-		softhca_rd_cb(skb)->off = pkt->payload;	/* data at the BTH */
-		softhca_rd_cb(skb)->len = pkt->paylen;
-		softhca_rd_cb(skb)->psn = psn;
-	}
-	switch (v) {
-	case SOFTHCA_RC_RD_TAKE:
-	case SOFTHCA_RC_RD_DONE:
-		__skb_queue_tail(&w->rd_q, skb_get(skb));
-		w->rd_next = softhca_psn_add(w->rd_next, 1);
-		kick = softhca_wire_rd_settle(w);
-		break;
-	case SOFTHCA_RC_RD_AHEAD:
-		if (!softhca_wire_rd_hold(w, skb, psn))
-			v = SOFTHCA_RC_RD_STALE;	/* held already */
-		if (softhca_psn_sub(w->ack_next, psn) == 1)
-			w->rd_last = true;
-		kick = softhca_wire_rd_settle(w);
-		break;
-	case SOFTHCA_RC_RD_BAD:
-		/* Misshapen: ask again for the rest now. */
-		kick = softhca_wire_rc_record(w, SOFTHCA_RESEND);
-		break;
-	default:
-		break;
-	}
+	/* The payload's offset: pkt->payload counts from skb->data. */
+	v = softhca_wire_rd_resp(w, skb, psn,
+				 softhca_wire_op(IB_QPT_RC, pkt->opcode),
+				 pkt->payload, pkt->paylen, &kick);
 	spin_unlock(&w->ack_lock);
 	softhca_count(sdev, v == SOFTHCA_RC_RD_STALE ?
 		      SOFTHCA_CNT_RX_STALE_ACKS : SOFTHCA_CNT_RX_READ_RESPS);
