@@ -117,6 +117,12 @@ rc_sizes() {
 		16777216) n=2 ;;
 		*) n=20 ;;
 		esac
+		if [ $sz = 16777216 ] && debug_kernel; then
+			# The same paths as 1 MiB, and rxe under KASAN
+			# outlasted the pair's minute (SOFTHCA_FULL=1).
+			echo "NOTE: ${sz_name}: 16 MiB left out on the debug kernel"
+			continue
+		fi
 		rc_check "${sz_name}_$sz" "$2" "$3" "$4" "$5" "$6" "$7" "$8" "$sz_port" \
 			-n $n -s $sz -G || return 1
 		sz_port=$((sz_port + 1))
@@ -381,6 +387,9 @@ quiet_late() {
 # passes; only three runs at 0.025 and above, as the regression made in
 # every run, fail.
 nosys() {
+	# A hop slower than the poller's idle budget gives the QP back to
+	# the doorbell: on the debug kernel 0.04-0.14 a hop (SOFTHCA_FULL=1).
+	stock_only "system calls a hop follow the hop's time, many times longer under KASAN" || return 77
 	perf_from "$2" "$3" || return
 	for ns_try in 1 2 3; do
 		ns_o=$("$perf" send_lat -s 64 -n 5000 --json -g "$pf_g" -d "$2" -D "$4") ||
