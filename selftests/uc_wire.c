@@ -949,13 +949,12 @@ int main(int argc, char **argv)
 	}
 	if (optind < argc)
 		o.host = argv[optind];
-	if (!o.dev || (!o.size && (!o.rc || o.stream)))
-		die("-d and a non-zero -s (RC ping-pong: any) are needed");
+	if (!o.dev || (!o.size && o.stream))
+		die("-d and a non-zero -s (ping-pong: any) are needed");
 	if (o.asize == UINT32_MAX)
 		o.asize = o.size;
-	else if (o.asize > o.size || o.stream || o.read || o.atomic || o.dead ||
-		 (!o.asize && !o.rc))
-		die("-a is at most SIZE, for the ping-pong (UC: not 0)");
+	else if (o.asize > o.size || o.stream || o.read || o.atomic || o.dead)
+		die("-a is at most SIZE, for the ping-pong");
 	if (o.volume && !o.read)
 		die("-V is for -D");
 	if (o.sges) {

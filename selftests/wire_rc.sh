@@ -106,27 +106,10 @@ read_counted() {
 	[ "$tx" -gt 0 ] && [ "$rx" -gt 0 ]
 }
 
-# rc_sizes NAME SNS SDEV SADDR CNS CDEV CADDR HOST PORT: rc_check at
-# 0, 64, 1024, 16 KiB, 1 MiB and 16 MiB (ports PORT to PORT + 5), each
-# message and receive cut into 1 to 4 SGEs at random (uc_wire -G).
+# rc_sizes NAME SNS SDEV SADDR CNS CDEV CADDR HOST PORT: rc_check by
+# sizes (wire_lib.sh's by_sizes).
 rc_sizes() {
-	sz_name=$1 sz_port=$9
-	for sz in 0 64 1024 16384 1048576 16777216; do
-		case $sz in
-		1048576) n=4 ;;
-		16777216) n=2 ;;
-		*) n=20 ;;
-		esac
-		if [ $sz = 16777216 ] && debug_kernel; then
-			# The same paths as 1 MiB, and rxe under KASAN
-			# outlasted the pair's minute (SOFTHCA_FULL=1).
-			echo "NOTE: ${sz_name}: 16 MiB left out on the debug kernel"
-			continue
-		fi
-		rc_check "${sz_name}_$sz" "$2" "$3" "$4" "$5" "$6" "$7" "$8" "$sz_port" \
-			-n $n -s $sz -G || return 1
-		sz_port=$((sz_port + 1))
-	done
+	by_sizes rc_check "$@"
 }
 
 # by_shash CMD...: CMD with the ICRC's bulk summed by the crypto API's

@@ -9,8 +9,9 @@
 #     (one byte a page, always 0: "i / page_size % sizeof(char)").
 #   - uc_wire (selftests/uc_wire.c, on the distribution's libibverbs):
 #     SEND, SEND with immediate, RDMA WRITE, RDMA WRITE with immediate,
-#     both ways, every byte, length, opcode and immediate checked; at
-#     1 MiB each message and receive in a random cut of 1 to 4 SGEs.
+#     both ways, every byte, length, opcode and immediate checked; from
+#     0 B to 16 MiB each message and receive in a random cut of 1 to 4
+#     SGEs.
 #   - Loss: tc drops the one packet of a chosen PSN on the sender's veth
 #     and the receiver completes every message but the one it belonged
 #     to, counting one PSN gap (uc_wire -S/-L).
@@ -30,6 +31,15 @@ uc_pingpong() {
 uc_check() {
 	[ -x "$UCW" ] || { echo "SKIP: $UCW not built (no libibverbs)"; return 77; }
 	pair "$UCW" 'checked' "$@"
+}
+
+# uc_sizes NAME SNS SDEV SADDR CNS CDEV CADDR HOST PORT: uc_check by
+# sizes (wire_lib.sh's by_sizes).  UC has no flow control: a packet
+# dropped anywhere loses its message and fails the point; the veths drop
+# none (a transmit batch crosses as one skb, and the receive takes it
+# apart in one softirq).
+uc_sizes() {
+	by_sizes uc_check "$@"
 }
 
 # psn_drop PSN / psn_drop_off: tc on wa0 (shw2's veth, egress) drops the
@@ -168,12 +178,12 @@ t "wire_uc: SEND/WRITE (+imm) checked, softhca <-> softhca, 64 B" \
 	uc_check ck_sh_sh_s wns2 shw2 10.78.0.1 wns3 shw3 10.78.0.2 10.78.0.1 18815 -n 50 -s 64
 t "wire_uc: SEND/WRITE (+imm) checked, softhca <-> softhca, 16 KiB, PSNs wrap" \
 	uc_check ck_sh_sh_l wns2 shw2 10.78.0.1 wns3 shw3 10.78.0.2 10.78.0.1 18816 -n 20 -s 16384 -P 0xffff00
-t "wire_uc: SEND/WRITE (+imm) checked, 1 MiB in random cuts of 1 to 4 SGEs, softhca client, rxe server" \
-	rxe uc_check ck_sh_rxe_g - rxe0 10.77.0.1 wns1 shw1 10.77.0.2 10.77.0.1 18817 -n 4 -s 1048576 -G
-t "wire_uc: SEND/WRITE (+imm) checked, 1 MiB in random cuts of 1 to 4 SGEs, rxe client, softhca server" \
-	rxe uc_check ck_rxe_sh_g wns1 shw1 10.77.0.2 - rxe0 10.77.0.1 10.77.0.2 18818 -n 4 -s 1048576 -G
-t "wire_uc: SEND/WRITE (+imm) checked, 1 MiB in random cuts of 1 to 4 SGEs, softhca <-> softhca" \
-	uc_check ck_sh_sh_g wns2 shw2 10.78.0.1 wns3 shw3 10.78.0.2 10.78.0.1 18819 -n 4 -s 1048576 -G
+t "wire_uc: SEND/WRITE (+imm) checked, 0 B to 16 MiB in random cuts of 1 to 4 SGEs, softhca client, rxe server" \
+	rxe uc_sizes ck_sh_rxe_g - rxe0 10.77.0.1 wns1 shw1 10.77.0.2 10.77.0.1 18860
+t "wire_uc: SEND/WRITE (+imm) checked, 0 B to 16 MiB in random cuts of 1 to 4 SGEs, rxe client, softhca server" \
+	rxe uc_sizes ck_rxe_sh_g wns1 shw1 10.77.0.2 - rxe0 10.77.0.1 10.77.0.2 18870
+t "wire_uc: SEND/WRITE (+imm) checked, 0 B to 16 MiB in random cuts of 1 to 4 SGEs, softhca <-> softhca" \
+	uc_sizes ck_sh_sh_g wns2 shw2 10.78.0.1 wns3 shw3 10.78.0.2 10.78.0.1 18880
 t "wire_uc: port counters: traffic counted, nothing refused" counted
 t "wire_uc: a hand-built UC SEND is taken from the peer, not from another address" handmade
 # PSN 0x100 + 16 * 7 + 5: the sixth packet (a MIDDLE) of message 7; the
