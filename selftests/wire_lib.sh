@@ -202,7 +202,8 @@ by_sizes() {
 		esac
 		if [ $sz = 16777216 ] && debug_kernel; then
 			# The same paths as 1 MiB, and rxe under KASAN
-			# outlasted the pair's minute (SOFTHCA_FULL=1).
+			# outlasted the pair's minute (wire_rc.sh run
+			# there by name; wire_uc.sh in make check-full).
 			echo "NOTE: ${sz_name}: 16 MiB left out on the debug kernel"
 			continue
 		fi

@@ -371,7 +371,8 @@ quiet_late() {
 # every run, fail.
 nosys() {
 	# A hop slower than the poller's idle budget gives the QP back to
-	# the doorbell: on the debug kernel 0.04-0.14 a hop (SOFTHCA_FULL=1).
+	# the doorbell: on the debug kernel (this file run there by name,
+	# run.sh leaves it out) 0.04-0.14 a hop.
 	stock_only "system calls a hop follow the hop's time, many times longer under KASAN" || return 77
 	perf_from "$2" "$3" || return
 	for ns_try in 1 2 3; do
