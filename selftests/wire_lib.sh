@@ -197,7 +197,7 @@ by_sizes() {
 	for sz in 0 64 1024 16384 1048576 16777216; do
 		case $sz in
 		1048576) n=4 ;;
-		16777216) n=2 ;;
+		16777216) n=1 ;;	# 4 x 16 MiB each way, new cuts each
 		*) n=20 ;;
 		esac
 		if [ $sz = 16777216 ] && debug_kernel; then
