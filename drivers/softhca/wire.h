@@ -148,6 +148,7 @@ void softhca_wire_rc_request(struct softhca_qp *qp, struct softhca_dest *dest,
 			     struct softhca_roce_fields *f, u32 npkts);
 void softhca_wire_rcv_ack(struct softhca_dev *sdev, struct sk_buff *skb,
 			  const struct softhca_roce_pkt *pkt);
+void softhca_wire_rc_answer(struct softhca_wire_qp *w, enum softhca_ack ack);
 bool softhca_wire_rc_record(struct softhca_wire_qp *w, enum softhca_ack ack);
 struct softhca_qp *softhca_wire_rc_answered(struct softhca_dev *sdev,
 					    struct sk_buff *skb,
@@ -179,8 +180,7 @@ enum softhca_rc_rd_verdict softhca_wire_rd_resp(struct softhca_wire_qp *w,
 						bool *kick);
 u32 softhca_wire_rd_take(struct softhca_wire_qp *w, enum softhca_ack ack,
 			 struct softhca_msg *msg, struct sk_buff_head *q);
-void softhca_wire_rd_copy(struct sk_buff_head *q, struct softhca_msg *msg,
-			  bool copy);
+void softhca_wire_rd_copy(struct sk_buff_head *q, struct softhca_msg *msg);
 void softhca_wire_rcv_read_resp(struct softhca_dev *sdev, struct sk_buff *skb,
 				const struct softhca_roce_pkt *pkt);
 

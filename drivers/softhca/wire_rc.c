@@ -387,7 +387,7 @@ enum softhca_ack softhca_wire_send_rc(struct softhca_qp *qp,
 		ack = softhca_wire_rc_take(qp, msg, &q);
 		spin_unlock(&w->ack_lock);
 		/* The local MRs are referenced: the requester's visit. */
-		softhca_wire_rd_copy(&q, msg, true);
+		softhca_wire_rd_copy(&q, msg);
 		return ack;
 	}
 	/* In flight before the first packet leaves: its ACK may be quick. */
@@ -691,6 +691,18 @@ void softhca_wire_rcv_ack(struct softhca_dev *sdev, struct sk_buff *skb,
 }
 
 /*
+ * @ack is the answer for the chunk in flight, over any recorded before
+ * (ack_lock held).
+ */
+void softhca_wire_rc_answer(struct softhca_wire_qp *w, enum softhca_ack ack)
+{
+	w->ack_answer = ack;
+	w->ack_rnr = 0;
+	/* Pairs with the engine's lockless look. */
+	WRITE_ONCE(w->ack_ready, true);
+}
+
+/*
  * Record @ack for the chunk in flight unless one was (ack_lock held).
  * Return: true when the requester must be kicked.
  */
@@ -698,9 +710,6 @@ bool softhca_wire_rc_record(struct softhca_wire_qp *w, enum softhca_ack ack)
 {
 	if (w->ack_ready)
 		return false;
-	w->ack_answer = ack;
-	w->ack_rnr = 0;
-	/* Pairs with the engine's lockless look. */
-	WRITE_ONCE(w->ack_ready, true);
+	softhca_wire_rc_answer(w, ack);
 	return true;
 }

@@ -33,7 +33,7 @@
  * them).  When the last has come and some before it have not, the READ
  * goes again for the rest of the chunk, from the PSN of the first
  * response missing, and the responses held fill in whatever its answer
- * loses again (wire_rc.c).  The answer to such a resumed
+ * loses again (wire_read.c).  The answer to such a resumed
  * READ continues the original one: MIDDLE..., LAST, never FIRST (the
  * IBA's rule, and rxe's answer: a requester that took only FIRST there
  * ended every such READ in RETRY_EXC_ERR).  So the responder keeps each

@@ -55,22 +55,19 @@
 
 /*
  * The READ responses a visit took over (softhca_wire_rc_take()): their
- * payload into the requester's buffer when @copy, then freed.  Called
- * without ack_lock: the queue is the caller's alone now.
+ * payload into the requester's buffer, then freed.  Called without
+ * ack_lock: the queue is the caller's alone now.
  */
-void softhca_wire_rd_copy(struct sk_buff_head *q, struct softhca_msg *msg,
-			  bool copy)
+void softhca_wire_rd_copy(struct sk_buff_head *q, struct softhca_msg *msg)
 {
+	struct softhca_wire_payload pl;
 	struct sk_buff *skb;
 
 	while ((skb = __skb_dequeue(q))) {
-		if (copy) {
-			const struct softhca_rd_cb *cb = softhca_rd_cb(skb);
-			struct softhca_wire_payload pl;
+		const struct softhca_rd_cb *cb = softhca_rd_cb(skb);
 
-			softhca_wire_payload(skb, cb->off, cb->len, &pl);
-			softhca_copy(msg->data, &pl.cur, cb->len);
-		}
+		softhca_wire_payload(skb, cb->off, cb->len, &pl);
+		softhca_copy(msg->data, &pl.cur, cb->len);
 		consume_skb(skb);
 	}
 }
@@ -206,10 +203,7 @@ static bool softhca_wire_rd_settle(struct softhca_wire_qp *w)
 		w->rd_next = softhca_psn_add(w->rd_next, 1);
 	}
 	if (w->rd_next == w->ack_next) {
-		w->ack_answer = SOFTHCA_ACK;
-		w->ack_rnr = 0;
-		/* Pairs with the engine's lockless look. */
-		WRITE_ONCE(w->ack_ready, true);
+		softhca_wire_rc_answer(w, SOFTHCA_ACK);
 		return true;
 	}
 	if (w->rd_last && w->rd_next != w->ack_first)
