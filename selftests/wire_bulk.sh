@@ -18,7 +18,9 @@
 #     packets; softhca's requester holds the responses ahead of a gap
 #     and asks again only when a transmission's last response is in
 #     (wire_read.c), about 2 packets on the veth a packet taken (15 when it
-#     asked again at every gap, 341 s for 256 MiB; about 55 s now).
+#     asked again at every gap, 341 s for 256 MiB; 55 s), or when the
+#     responses stalled for its reorder window, and probes a READ
+#     nothing answered (35-40 s).
 #   - rxe -> softhca: rxe READing 256 MiB from softhca's responder, with
 #     a local ACK timeout of 16 ms (-T 12): rxe's requester waits it out
 #     for a lost last response (34 s; 79 s with 67 ms, 21 s with 4 ms,

@@ -181,15 +181,17 @@ enum softhca_rc_rd_verdict softhca_wire_rd_resp(struct softhca_wire_qp *w,
 /* What the reorder timer found (softhca_wire_rd_look()). */
 enum softhca_rd_look {
 	SOFTHCA_RD_GONE,
-	SOFTHCA_RD_FLOWING,
+	SOFTHCA_RD_LATER,
 	SOFTHCA_RD_STALLED,
 	SOFTHCA_RD_PROBE,
 };
 
 bool softhca_wire_rd_watch(struct softhca_wire_qp *w,
 			   enum softhca_rc_rd_verdict v);
-enum softhca_rd_look softhca_wire_rd_look(struct softhca_wire_qp *w);
+enum softhca_rd_look softhca_wire_rd_look(struct softhca_wire_qp *w,
+					  bool early);
 void softhca_wire_rd_arm(struct softhca_qp *qp);
+void softhca_wire_rd_sent(struct softhca_qp *qp, bool first);
 u32 softhca_wire_rd_take(struct softhca_wire_qp *w, enum softhca_ack ack,
 			 struct softhca_msg *msg, struct sk_buff_head *q);
 void softhca_wire_rd_copy(struct sk_buff_head *q, struct softhca_msg *msg);

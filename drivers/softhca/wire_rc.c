@@ -129,6 +129,7 @@ void softhca_wire_rc_modify(struct softhca_qp *qp,
 	w->rd_watch = false;
 	w->rd_probed = false;
 	w->rd_probe = false;
+	w->rd_srtt = 0;
 	__skb_queue_purge(&w->rd_q);
 	__skb_queue_purge(&w->rd_ooo);
 	spin_unlock(&w->ack_lock);
@@ -403,7 +404,7 @@ enum softhca_ack softhca_wire_send_rc(struct softhca_qp *qp,
 	w->ack_read = read;
 	w->ack_atomic = atomic;
 	if (softhca_wire_rd_begin(w, read, msg->len))
-		softhca_wire_rd_arm(qp);
+		softhca_wire_rd_sent(qp, !w->resend);
 	WRITE_ONCE(w->ack_ready, false);
 	spin_unlock(&w->ack_lock);
 

@@ -139,6 +139,8 @@ bool softhca_wire_rd_begin(struct softhca_wire_qp *w, bool read, u32 len)
 	w->rd_resume = false;
 	w->rd_last = false;
 	w->rd_came = false;
+	w->rd_timed = false;
+	w->rd_sample = false;
 	w->rd_probe = false;
 	w->rd_seen = w->rd_next;
 	w->rd_watch = read && softhca_psn_sub(w->ack_next, w->ack_first) >=
@@ -335,25 +337,30 @@ bool softhca_wire_rd_watch(struct softhca_wire_qp *w,
 /**
  * softhca_wire_rd_look - the reorder timer looks at the READ it watches
  * @w: the QP's wire state
+ * @early: too early for a probe: the READ went less than twice the
+ *	smoothed time to its first response ago (rd_srtt)
  *
  * Context: ack_lock held.
  * Return: SOFTHCA_RD_GONE: nothing to watch any more (answered, another
  * chunk in flight, or a probe already sent and nothing came since: the
- * local ACK timeout's); SOFTHCA_RD_FLOWING: responses came since the
- * last look, look again a window later; SOFTHCA_RD_STALLED: none came
- * since, some of the transmission before, and SOFTHCA_RESEND is recorded;
- * SOFTHCA_RD_PROBE: none of the transmission came, SOFTHCA_RESEND is
- * recorded as a probe.
+ * local ACK timeout's); SOFTHCA_RD_LATER: responses came since the
+ * last look, or none yet and it is @early: look again a window later;
+ * SOFTHCA_RD_STALLED: none came since, some of the transmission before,
+ * and SOFTHCA_RESEND is recorded; SOFTHCA_RD_PROBE: none of the
+ * transmission came, SOFTHCA_RESEND is recorded as a probe.
  */
-enum softhca_rd_look softhca_wire_rd_look(struct softhca_wire_qp *w)
+enum softhca_rd_look softhca_wire_rd_look(struct softhca_wire_qp *w,
+					  bool early)
 {
 	if (!w->rd_watch || !w->ack_inflight || !w->ack_read || w->ack_ready)
 		return SOFTHCA_RD_GONE;
 	if (w->rd_next != w->rd_seen) {
 		w->rd_seen = w->rd_next;
-		return SOFTHCA_RD_FLOWING;
+		return SOFTHCA_RD_LATER;
 	}
 	if (!w->rd_came) {
+		if (early)
+			return SOFTHCA_RD_LATER;
 		if (w->rd_probed) {
 			w->rd_watch = false;
 			return SOFTHCA_RD_GONE;
@@ -375,24 +382,62 @@ static u64 softhca_wire_rd_window(const struct softhca_qp *qp)
 	return min(ns, softhca_ack_timeout_ns(READ_ONCE(qp->attr.timeout)) / 2);
 }
 
+/* Arm the reorder timer a window from @now, or watch nothing (0: off). */
+static void softhca_wire_rd_due(struct softhca_qp *qp, ktime_t now)
+{
+	struct softhca_wire_qp *w = &qp->wire;
+	u64 window = softhca_wire_rd_window(qp);
+
+	if (!window) {
+		w->rd_watch = false;
+		return;
+	}
+	w->rd_due = ktime_add_ns(now, window);
+	hrtimer_start(&w->rd_timer, w->rd_due, HRTIMER_MODE_ABS_SOFT);
+}
+
 /**
- * softhca_wire_rd_arm - the reorder timer watches the READ from now
- * @qp: the QP, its wire.rd_watch set
+ * softhca_wire_rd_arm - the reorder timer watches the READ from now on
+ * @qp: the QP, its wire.rd_watch set by softhca_wire_rd_watch()
  *
  * Context: ack_lock held.
  */
 void softhca_wire_rd_arm(struct softhca_qp *qp)
 {
+	lockdep_assert_held(&qp->wire.ack_lock);
+	softhca_wire_rd_due(qp, ktime_get());
+}
+
+/**
+ * softhca_wire_rd_sent - a READ watched from its sending goes out
+ * @qp: the QP, its wire.rd_watch set by softhca_wire_rd_begin()
+ * @first: its first transmission: the time to its first response is the
+ *	round trip's (a resend's first response may answer an earlier
+ *	transmission: not timed, as Karn's rule has it)
+ *
+ * Context: ack_lock held.
+ */
+void softhca_wire_rd_sent(struct softhca_qp *qp, bool first)
+{
 	struct softhca_wire_qp *w = &qp->wire;
-	u64 window = softhca_wire_rd_window(qp);
+	ktime_t now = ktime_get();
 
 	lockdep_assert_held(&w->ack_lock);
-	if (!window) {
-		w->rd_watch = false;
-		return;
-	}
-	w->rd_due = ktime_add_ns(ktime_get(), window);
-	hrtimer_start(&w->rd_timer, w->rd_due, HRTIMER_MODE_ABS_SOFT);
+	w->rd_sent = now;
+	w->rd_timed = true;
+	w->rd_sample = first;
+	softhca_wire_rd_due(qp, now);
+}
+
+/*
+ * The first response of a READ timed from its sending came: fold the
+ * time into rd_srtt (gain 1/8, as TCP's SRTT).  Context: ack_lock held.
+ */
+static void softhca_wire_rd_rtt(struct softhca_wire_qp *w)
+{
+	u64 rtt = ktime_to_ns(ktime_sub(ktime_get(), w->rd_sent));
+
+	w->rd_srtt = w->rd_srtt ? w->rd_srtt - w->rd_srtt / 8 + rtt / 8 : rtt;
 }
 
 /**
@@ -409,7 +454,7 @@ enum hrtimer_restart softhca_wire_rd_timer(struct hrtimer *t)
 					     wire.rd_timer);
 	struct softhca_wire_qp *w = &qp->wire;
 	enum softhca_rd_look look = SOFTHCA_RD_GONE;
-	ktime_t now = hrtimer_cb_get_time(t);
+	ktime_t now = hrtimer_cb_get_time(t), probe_at;
 
 	spin_lock(&w->ack_lock);
 	/* Armed again while this waited for the lock: that arming stands. */
@@ -417,9 +462,12 @@ enum hrtimer_restart softhca_wire_rd_timer(struct hrtimer *t)
 		spin_unlock(&w->ack_lock);
 		return HRTIMER_NORESTART;
 	}
-	if (!ktime_before(now, w->rd_due))
-		look = softhca_wire_rd_look(w);
-	if (look == SOFTHCA_RD_FLOWING) {
+	if (!ktime_before(now, w->rd_due)) {
+		probe_at = ktime_add_ns(w->rd_sent, 2 * w->rd_srtt);
+		look = softhca_wire_rd_look(w, w->rd_timed &&
+					    ktime_before(now, probe_at));
+	}
+	if (look == SOFTHCA_RD_LATER) {
 		w->rd_due = ktime_add_ns(now, softhca_wire_rd_window(qp));
 		hrtimer_set_expires(t, w->rd_due);
 	}
@@ -430,7 +478,7 @@ enum hrtimer_restart softhca_wire_rd_timer(struct hrtimer *t)
 							 SOFTHCA_CNT_READ_STALLS);
 		softhca_engine_kick(qp);
 	}
-	return look == SOFTHCA_RD_FLOWING ? HRTIMER_RESTART : HRTIMER_NORESTART;
+	return look == SOFTHCA_RD_LATER ? HRTIMER_RESTART : HRTIMER_NORESTART;
 }
 
 /**
@@ -453,17 +501,20 @@ void softhca_wire_rcv_read_resp(struct softhca_dev *sdev, struct sk_buff *skb,
 	enum softhca_rc_rd_verdict v;
 	struct softhca_wire_qp *w;
 	struct softhca_qp *qp;
-	bool kick;
+	bool kick, first;
 
 	qp = softhca_wire_rc_answered(sdev, skb, pkt);
 	if (!qp)
 		return;
 	w = &qp->wire;
 	spin_lock(&w->ack_lock);
+	first = !w->rd_came;
 	/* The payload's offset: pkt->payload counts from skb->data. */
 	v = softhca_wire_rd_resp(w, skb, psn,
 				 softhca_wire_op(IB_QPT_RC, pkt->opcode),
 				 pkt->payload, pkt->paylen, &kick);
+	if (first && w->rd_came && w->rd_sample)
+		softhca_wire_rd_rtt(w);
 	if (softhca_wire_rd_watch(w, v))
 		softhca_wire_rd_arm(qp);
 	spin_unlock(&w->ack_lock);

@@ -298,15 +298,23 @@ static void rd_bad_and_trim(struct kunit *test)
 	rd_fini(&c);
 }
 
-/* The reorder timer's look, as when its window is over. */
-static enum softhca_rd_look rd_look(struct rd_case *c)
+/*
+ * The reorder timer's look, as when its window is over (@early: see
+ * softhca_wire_rd_look()).
+ */
+static enum softhca_rd_look rd_look_at(struct rd_case *c, bool early)
 {
 	enum softhca_rd_look look;
 
 	spin_lock_bh(&c->w.ack_lock);
-	look = softhca_wire_rd_look(&c->w);
+	look = softhca_wire_rd_look(&c->w, early);
 	spin_unlock_bh(&c->w.ack_lock);
 	return look;
+}
+
+static enum softhca_rd_look rd_look(struct rd_case *c)
+{
+	return rd_look_at(c, false);
 }
 
 /*
@@ -381,10 +389,10 @@ static void rd_window_last_lost(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, c.w.rd_watch);
 	for (i = 0; i < 5; i++)
 		rd_recv(test, &c, i, false);
-	KUNIT_EXPECT_EQ(test, rd_look(&c), SOFTHCA_RD_FLOWING);
+	KUNIT_EXPECT_EQ(test, rd_look(&c), SOFTHCA_RD_LATER);
 	for (; i < n - 1; i++)
 		rd_recv(test, &c, i, false);
-	KUNIT_EXPECT_EQ(test, rd_look(&c), SOFTHCA_RD_FLOWING);
+	KUNIT_EXPECT_EQ(test, rd_look(&c), SOFTHCA_RD_LATER);
 	KUNIT_EXPECT_FALSE(test, c.w.ack_ready);
 	KUNIT_EXPECT_EQ(test, rd_look(&c), SOFTHCA_RD_STALLED);
 	KUNIT_EXPECT_TRUE(test, answered(&c, SOFTHCA_RESEND));
@@ -415,6 +423,9 @@ static void rd_window_probe(struct kunit *test)
 	struct rd_case c;
 
 	rd_init_n(test, &c, n);
+	/* Before twice the time a first response took: no probe yet. */
+	KUNIT_EXPECT_EQ(test, rd_look_at(&c, true), SOFTHCA_RD_LATER);
+	KUNIT_EXPECT_FALSE(test, c.w.ack_ready);
 	KUNIT_EXPECT_EQ(test, rd_look(&c), SOFTHCA_RD_PROBE);
 	KUNIT_EXPECT_TRUE(test, answered(&c, SOFTHCA_RESEND));
 	KUNIT_EXPECT_EQ(test, rd_take_resend(test, &c, &msg), 0U);
