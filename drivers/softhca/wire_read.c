@@ -55,12 +55,16 @@
  * resend with progress is no retry (req.c); one with none counts against
  * retry_cnt as the timeout's does, so a response lost every time (a path
  * MTU the wire does not carry) still ends in RETRY_EXC_ERR.  Not moved
- * and nothing in: the READ goes again once as a probe (msg->probe, no
- * retry; read_probes), then waits the local ACK timeout as before until
- * a response comes, so the timeout and retry_cnt stay the measure of a
- * dead peer.  Under selftests/wire_bulk.sh's rough wire, whose reordering
- * is 2 ms, most of the time of a READ from rxe had gone to waiting out
- * timeouts (106 resends of 508 in a 64 MiB run).
+ * and nothing in, twice the smoothed time to a first response after it
+ * was sent (rd_srtt, from first transmissions only: Karn's rule): the
+ * READ goes again once as a probe (msg->probe, no retry; read_probes),
+ * then waits the local ACK timeout as before until a response comes, so
+ * the timeout and retry_cnt stay the measure of a dead peer (a probe
+ * after one window alone sent four for each READ REQUEST lost on the
+ * rough wire, whose round trip is 4 ms).  Under selftests/wire_bulk.sh's
+ * rough wire, whose reordering is 2 ms, most of the time of a READ from
+ * rxe had gone to waiting out timeouts (106 resends of 508 in a 64 MiB
+ * run).
  *
  * A NAK (the responder refused the READ) arrives as an ACKNOWLEDGE as
  * for any request (wire_rc.c); a plain ACK means nothing to a READ and
