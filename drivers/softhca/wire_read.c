@@ -52,16 +52,19 @@
  * response of the transmission in: the one expected stayed missing a
  * whole window while the responder answered behind it, or the responses
  * stopped short of the last: SOFTHCA_RESEND, as above (read_stalls).  A
- * resend with progress is no retry (req.c); one with none counts against
- * retry_cnt as the timeout's does, so a response lost every time (a path
- * MTU the wire does not carry) still ends in RETRY_EXC_ERR.  Not moved
- * and nothing in, twice the smoothed time to a first response after it
- * was sent (rd_srtt, from first transmissions only: Karn's rule): the
- * READ goes again once as a probe (msg->probe, no retry; read_probes),
- * then waits the local ACK timeout as before until a response comes, so
- * the timeout and retry_cnt stay the measure of a dead peer (a probe
- * after one window alone sent four for each READ REQUEST lost on the
- * rough wire, whose round trip is 4 ms).  Under selftests/wire_bulk.sh's
+ * resend with progress in the transmission is no retry (req.c).  Not
+ * moved and nothing in, twice the smoothed time to a first response
+ * after it was sent (rd_srtt, from first transmissions only: Karn's
+ * rule): the READ goes again as a probe (read_probes; a probe after one
+ * window alone sent four for each READ REQUEST lost on the rough wire,
+ * whose round trip is 4 ms).  An early resend without progress (the
+ * probe, or a first response missing) goes once, no retry (msg->probe);
+ * then only the local ACK timeout sends the READ again, a retry each
+ * time, until a response is taken in order, so the timeout and
+ * retry_cnt stay the measure of a dead peer, and a response lost every
+ * time (a path MTU the wire does not carry) still ends in RETRY_EXC_ERR.
+ * The window is the smoothed time to a first response when that is
+ * longer (a slow responder pauses as long).  Under selftests/wire_bulk.sh's
  * rough wire, whose reordering is 2 ms, most of the time of a READ from
  * rxe had gone to waiting out timeouts (106 resends of 508 in a 64 MiB
  * run).
@@ -286,9 +289,7 @@ enum softhca_rc_rd_verdict softhca_wire_rd_resp(struct softhca_wire_qp *w,
 					 w->rd_mtu, w->rd_mid);
 	if (v == SOFTHCA_RC_RD_TAKE || v == SOFTHCA_RC_RD_DONE ||
 	    v == SOFTHCA_RC_RD_AHEAD) {
-		/* The responder answers: a probe may help again. */
 		w->rd_came = true;
-		w->rd_probed = false;
 		softhca_rd_cb(skb)->off = off;
 		softhca_rd_cb(skb)->len = paylen;
 		softhca_rd_cb(skb)->psn = psn;
@@ -298,6 +299,8 @@ enum softhca_rc_rd_verdict softhca_wire_rd_resp(struct softhca_wire_qp *w,
 	case SOFTHCA_RC_RD_DONE:
 		__skb_queue_tail(&w->rd_q, skb_get(skb));
 		w->rd_next = softhca_psn_add(w->rd_next, 1);
+		/* Progress: an early resend may help again. */
+		w->rd_probed = false;
 		*kick = softhca_wire_rd_settle(w);
 		break;
 	case SOFTHCA_RC_RD_AHEAD:
@@ -344,14 +347,23 @@ bool softhca_wire_rd_watch(struct softhca_wire_qp *w,
  * @early: too early for a probe: the READ went less than twice the
  *	smoothed time to its first response ago (rd_srtt)
  *
+ * An early resend without progress in the transmission (nothing came, or
+ * its first response is missing: lost, or late behind what the responder
+ * still sends of an earlier transmission) goes once, as a probe: no
+ * retry.  After it, until a response is taken in order, only the local
+ * ACK timeout sends the READ again, a retry each time.  On a slow
+ * responder (a debug kernel's) such first responses came more than a
+ * window late time after time, and counting each early resend as a
+ * retry ended READs in RETRY_EXC_ERR.
+ *
  * Context: ack_lock held.
  * Return: SOFTHCA_RD_GONE: nothing to watch any more (answered, another
- * chunk in flight, or a probe already sent and nothing came since: the
- * local ACK timeout's); SOFTHCA_RD_LATER: responses came since the
- * last look, or none yet and it is @early: look again a window later;
- * SOFTHCA_RD_STALLED: none came since, some of the transmission before,
- * and SOFTHCA_RESEND is recorded; SOFTHCA_RD_PROBE: none of the
- * transmission came, SOFTHCA_RESEND is recorded as a probe.
+ * chunk in flight, or an early resend without progress went already:
+ * the local ACK timeout's); SOFTHCA_RD_LATER: responses were taken since
+ * the last look, or none came yet and it is @early: look again a window
+ * later; SOFTHCA_RD_STALLED: none taken since, some of the transmission
+ * came, and SOFTHCA_RESEND is recorded; SOFTHCA_RD_PROBE: none of the
+ * transmission came, and SOFTHCA_RESEND is recorded.
  */
 enum softhca_rd_look softhca_wire_rd_look(struct softhca_wire_qp *w,
 					  bool early)
@@ -362,27 +374,32 @@ enum softhca_rd_look softhca_wire_rd_look(struct softhca_wire_qp *w,
 		w->rd_seen = w->rd_next;
 		return SOFTHCA_RD_LATER;
 	}
-	if (!w->rd_came) {
-		if (early)
-			return SOFTHCA_RD_LATER;
+	if (!w->rd_came && early)
+		return SOFTHCA_RD_LATER;
+	if (w->rd_next == w->ack_first) {
 		if (w->rd_probed) {
 			w->rd_watch = false;
 			return SOFTHCA_RD_GONE;
 		}
 		w->rd_probed = true;
 		w->rd_probe = true;
-		softhca_wire_rc_record(w, SOFTHCA_RESEND);
-		return SOFTHCA_RD_PROBE;
 	}
 	softhca_wire_rc_record(w, SOFTHCA_RESEND);
-	return SOFTHCA_RD_STALLED;
+	return w->rd_came ? SOFTHCA_RD_STALLED : SOFTHCA_RD_PROBE;
 }
 
-/* The window: read_reorder_us, half the local ACK timeout at most. */
+/*
+ * The window: read_reorder_us, or the smoothed time to a first response
+ * when that is longer (a slow responder pauses as long), half the local
+ * ACK timeout at most; 0: off.
+ */
 static u64 softhca_wire_rd_window(const struct softhca_qp *qp)
 {
 	u64 ns = (u64)READ_ONCE(softhca_engine.reorder_us) * NSEC_PER_USEC;
 
+	if (!ns)
+		return 0;
+	ns = max(ns, qp->wire.rd_srtt);
 	return min(ns, softhca_ack_timeout_ns(READ_ONCE(qp->attr.timeout)) / 2);
 }
 

@@ -345,13 +345,15 @@ static void rd_window_first_missing(struct kunit *test)
 						   &q), 0U);
 	spin_unlock_bh(&c.w.ack_lock);
 	KUNIT_EXPECT_EQ(test, msg.acked, 0U);
-	KUNIT_EXPECT_FALSE(test, msg.probe);	/* a retry */
+	KUNIT_EXPECT_TRUE(test, msg.probe);	/* early, once: no retry */
+	KUNIT_EXPECT_TRUE(test, c.w.rd_probed);
 	/* Sent again whole: the held stay; a new transmission, a new watch. */
 	rd_start(&c, 0, NPKTS, MTU / 2);
 	KUNIT_EXPECT_FALSE(test, c.w.rd_watch);
 	KUNIT_EXPECT_EQ(test, skb_queue_len(&c.w.rd_ooo), NPKTS - 1);
 	KUNIT_EXPECT_EQ(test, rd_recv(test, &c, 0, false), SOFTHCA_RC_RD_TAKE);
 	KUNIT_EXPECT_TRUE(test, answered(&c, SOFTHCA_ACK));
+	KUNIT_EXPECT_FALSE(test, c.w.rd_probed);	/* progress */
 	KUNIT_EXPECT_EQ(test, c.watches, 1U);
 	rd_fini(&c);
 }
@@ -439,7 +441,12 @@ static void rd_window_probe(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, msg.probe);
 	rd_start(&c, 0, n, MTU / 2);
 	KUNIT_EXPECT_EQ(test, rd_look(&c), SOFTHCA_RD_GONE);
-	/* A response came: the next silence may be probed again. */
+	/* One ahead of the first is no progress: still the timeout's. */
+	rd_start(&c, 0, n, MTU / 2);
+	KUNIT_EXPECT_EQ(test, rd_recv(test, &c, 5, false), SOFTHCA_RC_RD_AHEAD);
+	KUNIT_EXPECT_EQ(test, rd_look(&c), SOFTHCA_RD_GONE);
+	KUNIT_EXPECT_FALSE(test, c.w.ack_ready);
+	/* One taken in order: the next silence may be probed again. */
 	KUNIT_EXPECT_EQ(test, rd_recv(test, &c, 0, false), SOFTHCA_RC_RD_TAKE);
 	rd_fini(&c);
 	rd_start(&c, 1, n - 1, MTU / 2);
