@@ -148,7 +148,8 @@ void softhca_wire_rc_request(struct softhca_qp *qp, struct softhca_dest *dest,
 			     struct softhca_roce_fields *f, u32 npkts);
 void softhca_wire_rcv_ack(struct softhca_dev *sdev, struct sk_buff *skb,
 			  const struct softhca_roce_pkt *pkt);
-void softhca_wire_rc_answer(struct softhca_wire_qp *w, enum softhca_ack ack);
+void softhca_wire_rc_answer(struct softhca_wire_qp *w, enum softhca_ack ack,
+			    u8 rnr);
 bool softhca_wire_rc_record(struct softhca_wire_qp *w, enum softhca_ack ack);
 struct softhca_qp *softhca_wire_rc_answered(struct softhca_dev *sdev,
 					    struct sk_buff *skb,

@@ -669,12 +669,9 @@ void softhca_wire_rcv_ack(struct softhca_dev *sdev, struct sk_buff *skb,
 		ack = softhca_wire_rc_ack_of(a);
 		if (!w->ack_ready ||
 		    (ack == SOFTHCA_ACK && w->ack_answer == SOFTHCA_RESEND)) {
-			w->ack_answer = ack;
-			w->ack_rnr = softhca_aeth_value(aeth);
 			if (atmack)
 				w->atm_orig = be64_to_cpu(atmack->orig);
-			/* Pairs with the engine's lockless look. */
-			WRITE_ONCE(w->ack_ready, true);
+			softhca_wire_rc_answer(w, ack, softhca_aeth_value(aeth));
 			ready = true;
 		}
 	}
@@ -691,13 +688,14 @@ void softhca_wire_rcv_ack(struct softhca_dev *sdev, struct sk_buff *skb,
 }
 
 /*
- * @ack is the answer for the chunk in flight, over any recorded before
- * (ack_lock held).
+ * @ack is the answer for the chunk in flight, over any recorded before;
+ * @rnr: its RNR timer code, with SOFTHCA_RNR (ack_lock held).
  */
-void softhca_wire_rc_answer(struct softhca_wire_qp *w, enum softhca_ack ack)
+void softhca_wire_rc_answer(struct softhca_wire_qp *w, enum softhca_ack ack,
+			    u8 rnr)
 {
 	w->ack_answer = ack;
-	w->ack_rnr = 0;
+	w->ack_rnr = rnr;
 	/* Pairs with the engine's lockless look. */
 	WRITE_ONCE(w->ack_ready, true);
 }
@@ -710,6 +708,6 @@ bool softhca_wire_rc_record(struct softhca_wire_qp *w, enum softhca_ack ack)
 {
 	if (w->ack_ready)
 		return false;
-	softhca_wire_rc_answer(w, ack);
+	softhca_wire_rc_answer(w, ack, 0);
 	return true;
 }

@@ -203,7 +203,7 @@ static bool softhca_wire_rd_settle(struct softhca_wire_qp *w)
 		w->rd_next = softhca_psn_add(w->rd_next, 1);
 	}
 	if (w->rd_next == w->ack_next) {
-		softhca_wire_rc_answer(w, SOFTHCA_ACK);
+		softhca_wire_rc_answer(w, SOFTHCA_ACK, 0);
 		return true;
 	}
 	if (w->rd_last && w->rd_next != w->ack_first)
