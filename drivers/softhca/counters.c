@@ -50,6 +50,7 @@ static const struct rdma_stat_desc softhca_counter_descs[] = {
 	[SOFTHCA_CNT_TX_GSO].name = "tx_gso_skbs",
 	[SOFTHCA_CNT_TX_GSO_LISTS].name = "tx_gso_lists",
 	[SOFTHCA_CNT_RX_ACKS_AT_ONCE].name = "rx_acks_at_once",
+	[SOFTHCA_CNT_TX_READ_REVOKED].name = "tx_read_revoked",
 };
 
 static_assert(ARRAY_SIZE(softhca_counter_descs) == SOFTHCA_CNT_NUM);

@@ -98,6 +98,11 @@ enum softhca_counter {
 	 * spun on (softhca_engine_answer())
 	 */
 	SOFTHCA_CNT_RX_ACKS_AT_ONCE,
+	/*
+	 * RC: READ answers ended before their last response: the fast-reg
+	 * MR's key was invalidated meanwhile (wire_rc_resp.c)
+	 */
+	SOFTHCA_CNT_TX_READ_REVOKED,
 	SOFTHCA_CNT_NUM
 };
 

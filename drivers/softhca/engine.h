@@ -241,6 +241,34 @@ int softhca_mr_invalidate(struct softhca_dev *sdev, struct ib_pd *pd, u32 key);
 void *softhca_fr_map(const struct softhca_mr *mr, u64 addr, u32 left,
 		     u32 *room);
 
+/**
+ * softhca_fr_read_lock - hold off the invalidation of a fast-reg MR's key
+ * @mr: the MR, referenced
+ * @key: the key an access was checked under, some time ago
+ *
+ * For a copy out of the MR long after the check (a READ answered by a
+ * worker, wire_rc_resp.c): while the lock is held no invalidation of
+ * @key completes, so the pages behind the registration cannot be given
+ * back by their owner, or mapped again, under the copy.  Unlock with
+ * softhca_fr_read_unlock() whatever it returns.  Context: BHs off (the
+ * writer's side runs in softirq).
+ *
+ * Return: whether @key is still the MR's, i.e. whether the caller may
+ * copy out of it now.
+ */
+static inline bool softhca_fr_read_lock(struct softhca_mr *mr, u32 key)
+	__acquires(&mr->fr_lock)
+{
+	read_lock(&mr->fr_lock);
+	return READ_ONCE(mr->key) == key;
+}
+
+static inline void softhca_fr_read_unlock(struct softhca_mr *mr)
+	__releases(&mr->fr_lock)
+{
+	read_unlock(&mr->fr_lock);
+}
+
 /* mw.c */
 int softhca_mw_bind_check(const struct softhca_mw *mw, const struct ib_pd *pd,
 			  const struct softhca_mw_bind *b,

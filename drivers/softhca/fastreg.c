@@ -32,8 +32,20 @@
  * after it (an RDMA WRITE being placed when the consumer invalidates):
  * the IBA leaves such a race to the consumer.  The page list is never
  * freed under a reference (dereg_mr waits for them), and the page index
- * softhca_fr_map() computes is kept inside the list even if the consumer
- * registered the MR again meanwhile, so no race reads outside it.
+ * softhca_fr_map() computes is kept inside the part of the list every
+ * registration filled even if the consumer registered the MR again
+ * meanwhile, so no race reads outside it or an entry never set.
+ *
+ * One use is not the consumer's to order: the RDMA READ answered on the
+ * wire by the QP's worker (wire_rc_resp.c), which may still be copying
+ * when a later request on the same QP, a SEND_WITH_INV, has invalidated
+ * the key and completed, and the consumer has given the pages back: a
+ * duplicate READ, sent again by a requester that had its data already,
+ * is answered that way.  The worker therefore copies each batch under
+ * mr->fr_lock's read side after checking the key again
+ * (softhca_fr_read_lock()); invalidation takes the write side to clear
+ * the key, so it completes only between batches, and the answer stops
+ * at the next one.
  *
  * Only kernel QPs carry REG_MR (kverbs.c builds its WQE; wqe.c refuses
  * it on a process's ring).  The WQE names the MR by its key, looked up
@@ -61,6 +73,7 @@ struct ib_mr *softhca_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
 		return ERR_CAST(mr);
 	mr->fr = true;
 	mr->fr_max = max_num_sg;
+	rwlock_init(&mr->fr_lock);
 	mr->fr_pages = kvcalloc(max_num_sg, sizeof(*mr->fr_pages), GFP_KERNEL);
 	return softhca_mr_finish(sdev, mr, mr->fr_pages ? 0 : -ENOMEM);
 }
@@ -104,10 +117,15 @@ void *softhca_fr_map(const struct softhca_mr *mr, u64 addr, u32 left,
 	u32 shift = READ_ONCE(mr->page_shift);
 	u64 o = addr - READ_ONCE(mr->iova) + READ_ONCE(mr->page_off);
 	u64 size = 1ULL << shift, i = o >> shift, in = o & (size - 1);
+	u32 n = READ_ONCE(mr->npages);
 
-	/* Only a consumer that registered again under our use gets here. */
-	if (unlikely(i >= mr->fr_max))
-		i = mr->fr_max - 1;
+	/*
+	 * Only a consumer that registered again under our use gets here.
+	 * Entries below any registration's npages were all set once (and
+	 * are never cleared); those above may never have been.
+	 */
+	if (unlikely(i >= n))
+		i = n ? n - 1 : 0;
 	*room = min_t(u64, left, size - in);
 	return (void *)(uintptr_t)(READ_ONCE(mr->fr_pages[i]) + in);
 }
@@ -196,7 +214,10 @@ int softhca_mr_invalidate(struct softhca_dev *sdev, struct ib_pd *pd, u32 key)
 	mr = xa_load(&sdev->mrs, key >> 8);
 	if (mr && mr->fr && mr->fr_key == key && mr->ibmr.pd == pd &&
 	    !READ_ONCE(mr->dead)) {
+		/* Waits out a copy under the old key (softhca_fr_read_lock()). */
+		write_lock(&mr->fr_lock);
 		WRITE_ONCE(mr->key, 0);
+		write_unlock(&mr->fr_lock);
 		err = 0;
 	}
 	xa_unlock_bh(&sdev->mrs);

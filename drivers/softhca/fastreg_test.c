@@ -5,7 +5,9 @@
  * invalid until REG_MR, valid under the new key only, and after
  * LOCAL_INV no lookup accepts the key, the engine's one-entry cache
  * (which still holds the MR) included.  Data written through the MR
- * lands on the pages map_mr_sg gave it, across a page boundary.
+ * lands on the pages map_mr_sg gave it, across a page boundary.  A
+ * reference held across an invalidation and a new registration finds
+ * its key refused and never maps outside the pages given.
  */
 #include <kunit/test.h>
 #include <linux/scatterlist.h>
@@ -185,6 +187,78 @@ static void fr_register_and_invalidate(struct kunit *test)
 	fr_env_fini(e);
 }
 
+/*
+ * A reference taken under one registration, used after the consumer
+ * invalidated the MR and registered it again elsewhere (the READ the
+ * wire's worker answers late, wire_rc_resp.c): the key check the worker
+ * makes per batch refuses the old key and takes the new one, and a copy
+ * that raced it anyway maps inside pages some registration gave, never
+ * a page-list entry no map_mr_sg set (the list is longer than any
+ * mapping made here).
+ */
+static void fr_reused_under_reader(struct kunit *test)
+{
+	int access = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_READ;
+	struct fr_env *e = fr_env_init(test);
+	struct softhca_mr *held;
+	u32 k1, k2, room;
+	u8 *p, *end = e->buf + 2 * PAGE_SIZE;
+	u64 iova1;
+	bool ok;
+
+	KUNIT_ASSERT_EQ(test, fr_map(e, 0, PAGE_SIZE), 1);
+	iova1 = e->mr->ibmr.iova;
+	ib_update_fast_reg_key(&e->mr->ibmr, (e->mr->ibmr.rkey & 0xff) + 1);
+	k1 = e->mr->ibmr.rkey;
+	KUNIT_ASSERT_EQ(test, fr_reg(e, k1, access), IB_WC_SUCCESS);
+	held = softhca_mr_get(e->sdev, k1, &e->pd, IB_ACCESS_REMOTE_READ,
+			      iova1, PAGE_SIZE);
+	KUNIT_ASSERT_PTR_EQ(test, held, e->mr);
+
+	local_bh_disable();
+	ok = softhca_fr_read_lock(held, k1);
+	softhca_fr_read_unlock(held);
+	local_bh_enable();
+	KUNIT_EXPECT_TRUE(test, ok);
+
+	/* Invalidated, mapped on the second page, registered again. */
+	KUNIT_EXPECT_EQ(test, softhca_fastreg_local_inv(&e->qp, k1),
+			IB_WC_SUCCESS);
+	local_bh_disable();
+	ok = softhca_fr_read_lock(held, k1);
+	softhca_fr_read_unlock(held);
+	local_bh_enable();
+	KUNIT_EXPECT_FALSE(test, ok);
+	KUNIT_ASSERT_EQ(test, fr_map(e, PAGE_SIZE, PAGE_SIZE), 1);
+	ib_update_fast_reg_key(&e->mr->ibmr, (k1 & 0xff) + 1);
+	k2 = e->mr->ibmr.rkey;
+	KUNIT_ASSERT_EQ(test, fr_reg(e, k2, access), IB_WC_SUCCESS);
+	local_bh_disable();
+	ok = softhca_fr_read_lock(held, k1);
+	softhca_fr_read_unlock(held);
+	local_bh_enable();
+	KUNIT_EXPECT_FALSE(test, ok);
+	local_bh_disable();
+	ok = softhca_fr_read_lock(held, k2);
+	softhca_fr_read_unlock(held);
+	local_bh_enable();
+	KUNIT_EXPECT_TRUE(test, ok);
+
+	/*
+	 * The old address is below the new iova: its page index wraps far
+	 * past the list.  It must land on a page of the buffer.
+	 */
+	p = softhca_fr_map(held, iova1 + 8, 16, &room);
+	KUNIT_EXPECT_TRUE(test, p >= e->buf && p + room <= end);
+	/* And the new registration maps where it should. */
+	p = softhca_fr_map(held, e->mr->ibmr.iova + 8, 16, &room);
+	KUNIT_EXPECT_PTR_EQ(test, p, e->buf + PAGE_SIZE + 8);
+	KUNIT_EXPECT_EQ(test, room, 16U);
+
+	softhca_mr_put(held);
+	fr_env_fini(e);
+}
+
 /* REG_MR beyond what map_mr_sg mapped, or with bad rights, fails. */
 static void fr_register_bounds(struct kunit *test)
 {
@@ -261,6 +335,7 @@ static void fr_kernel_opcodes(struct kunit *test)
 static struct kunit_case softhca_fastreg_cases[] = {
 	KUNIT_CASE(fr_register_and_invalidate),
 	KUNIT_CASE(fr_register_bounds),
+	KUNIT_CASE(fr_reused_under_reader),
 	KUNIT_CASE(fr_kernel_opcodes),
 	{}
 };

@@ -716,6 +716,9 @@ static inline struct softhca_srq *to_ssrq(struct ib_srq *ibsrq)
  *	them (kernel virtual addresses: ib_core's virtual DMA)
  * @fr_npages, @fr_shift: what map_mr_sg mapped, the page size's log2
  * @fr_map_off: offset of ibmr.iova in the first page, as mapped
+ * @fr_lock: readers: a copy out of the registration after its key was
+ *	checked (softhca_fr_read_lock()); writer: invalidation, which so
+ *	never completes under such a copy
  * @page_shift: a fast-reg MR's registered page size, log2
  * @mw_bound: memory windows bound to the MR (mw.c), under the lock of
  *	sdev->mrs; dereg_mr fails with EBUSY while it is not zero
@@ -740,6 +743,7 @@ struct softhca_mr {
 	u32 fr_npages;
 	u32 fr_shift;
 	u32 fr_map_off;
+	rwlock_t fr_lock;
 	u32 page_shift;
 	u32 mw_bound;
 };

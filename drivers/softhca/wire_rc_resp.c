@@ -94,6 +94,7 @@ struct softhca_rc_reply {
 	u32 psn;
 	u32 msn;
 	struct softhca_mr *rd_mr;	/* referenced; NULL: nothing to read */
+	u32 rd_key;			/* the R_Key it was checked under */
 	u64 rd_va;
 	u32 rd_len;
 	u32 rd_npkts;
@@ -150,15 +151,14 @@ static void softhca_rc_send_reply(struct softhca_dev *sdev,
 }
 
 /*
- * The responses to a READ: @max more of its @r->rd_npkts packets from
- * @r->psn, straight from the MR, which is let go with the last.
- * Return: true once the last is sent.  Context: BHs off, no lock held.
+ * Responses @r->rd_sent up to @end of a READ, straight from the MR.
+ * Context: BHs off, no lock of the QP held.
  */
-static bool softhca_rc_send_read(struct softhca_dev *sdev,
+static void softhca_rc_read_pkts(struct softhca_dev *sdev,
 				 struct softhca_qp *qp,
-				 struct softhca_rc_reply *r, u32 max)
+				 const struct softhca_rc_reply *r, u32 end)
 {
-	u32 dqpn = READ_ONCE(qp->attr.dest_qp_num), i, plen, end, left;
+	u32 dqpn = READ_ONCE(qp->attr.dest_qp_num), i, plen, left;
 	struct softhca_seg seg = {
 		.mr = r->rd_mr,
 		.addr = r->rd_va,
@@ -182,7 +182,6 @@ static bool softhca_rc_send_read(struct softhca_dev *sdev,
 	softhca_cursor_init(&src, &seg, r->rd_mr ? 1 : 0);
 	softhca_cursor_skip(&src, (u64)r->rd_sent * r->rd_mtu);
 	left = r->rd_len - min_t(u64, r->rd_len, (u64)r->rd_sent * r->rd_mtu);
-	end = r->rd_npkts - r->rd_sent > max ? r->rd_sent + max : r->rd_npkts;
 	for (i = r->rd_sent; i < end; i++) {
 		plen = min(left, r->rd_mtu);
 		f.opcode = softhca_wire_op(qp->ibqp.qp_type,
@@ -195,11 +194,47 @@ static bool softhca_rc_send_read(struct softhca_dev *sdev,
 	softhca_txb_flush(sdev, &b);
 	softhca_txb_release(&b);
 	softhca_count_add(sdev, SOFTHCA_CNT_TX_READ_RESPS, end - r->rd_sent);
+}
+
+/*
+ * The responses to a READ: @max more of its @r->rd_npkts packets from
+ * @r->psn, which let go of the MR with the last.  A fast-reg MR's key
+ * is checked again first and held valid while they are copied
+ * (fastreg.c): one invalidated since the request was checked ends the
+ * answer here, the rest unsent (tx_read_revoked).  Only a requester
+ * that sent the READ again (the invalidating SEND_WITH_INV came behind
+ * it) or one that raced its own invalidation sees that: the first
+ * wanted nothing more, the second times out and sends the READ again,
+ * which the check of the key NAKs.
+ * Return: true once the last is sent (or the answer ended).
+ * Context: BHs off, no lock held.
+ */
+static bool softhca_rc_send_read(struct softhca_dev *sdev,
+				 struct softhca_qp *qp,
+				 struct softhca_rc_reply *r, u32 max)
+{
+	struct softhca_mr *mr = r->rd_mr;
+	u32 end;
+	bool ok;
+
+	end = r->rd_npkts - r->rd_sent > max ? r->rd_sent + max : r->rd_npkts;
+	if (mr && mr->fr) {
+		ok = softhca_fr_read_lock(mr, r->rd_key);
+		if (ok)
+			softhca_rc_read_pkts(sdev, qp, r, end);
+		softhca_fr_read_unlock(mr);
+		if (!ok) {
+			softhca_count(sdev, SOFTHCA_CNT_TX_READ_REVOKED);
+			end = r->rd_npkts;
+		}
+	} else {
+		softhca_rc_read_pkts(sdev, qp, r, end);
+	}
 	r->rd_sent = end;
 	if (end < r->rd_npkts)
 		return false;
-	if (r->rd_mr)
-		softhca_mr_put(r->rd_mr);
+	if (mr)
+		softhca_mr_put(mr);
 	r->rd_mr = NULL;
 	return true;
 }
@@ -393,8 +428,9 @@ static int softhca_rc_read(struct softhca_dev *sdev, struct softhca_qp *qp,
 	if (!(READ_ONCE(qp->attr.qp_access_flags) & IB_ACCESS_REMOTE_READ))
 		goto access;
 	r->rd_mr = NULL;
+	r->rd_key = be32_to_cpu(reth->rkey);
 	if (len) {
-		r->rd_mr = softhca_wire_rkey(qp, pkt, be32_to_cpu(reth->rkey),
+		r->rd_mr = softhca_wire_rkey(qp, pkt, r->rd_key,
 					     IB_ACCESS_REMOTE_READ, va, len);
 		if (!r->rd_mr)
 			goto access;
