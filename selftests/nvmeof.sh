@@ -162,7 +162,24 @@ fio_verify() {
 	grep -q "err= 0" "$TMP/fio" || { cat "$TMP/fio"; return 1; }
 	echo "NOTE: $JOBS x $JOBSIZE written and verified in $(( $(date +%s) - t0 )) s"
 	grep -E "^ +(write|read): IOPS" "$TMP/fio" | sed 's/^ */NOTE: /'
-	crossed "$c0" "$(counters)"
+	crossed "$c0" "$(counters)" || return 1
+	read_notes
+}
+
+# read_notes: how the READs fared so far (the target's sh0 reads what fio
+# writes from the host's sh1): READs sent again early (read_probes,
+# read_stalls) and answers ended because their fast-reg MR was
+# invalidated meanwhile (tx_read_revoked), and duplicate requests taken
+# (rx_duplicates).  Told, not checked: they depend on timing.
+read_notes() {
+	for d in sh0 sh1; do
+		printf 'NOTE: %s' "$d"
+		for k in read_probes read_stalls tx_read_revoked rx_duplicates; do
+			f=/sys/class/infiniband/$d/ports/1/hw_counters/$k
+			[ -r "$f" ] && printf ' %s %s' "$k" "$(cat "$f")"
+		done
+		echo
+	done
 }
 
 # counters: the RoCEv2 bytes sh0 and sh1 sent and took (BTH to ICRC),

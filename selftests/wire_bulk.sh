@@ -18,7 +18,9 @@
 #     packets; softhca's requester holds the responses ahead of a gap
 #     and asks again only when a transmission's last response is in
 #     (wire_read.c), about 2 packets on the veth a packet taken (15 when it
-#     asked again at every gap, 341 s for 256 MiB; about 55 s now).
+#     asked again at every gap, 341 s for 256 MiB; 55 s), or when the
+#     responses stalled for its reorder window, and probes a READ
+#     nothing answered (35-40 s).
 #   - rxe -> softhca: rxe READing 256 MiB from softhca's responder, with
 #     a local ACK timeout of 16 ms (-T 12): rxe's requester waits it out
 #     for a lost last response (34 s; 79 s with 67 ms, 21 s with 4 ms,
@@ -71,15 +73,25 @@ rd_moved() {
 }
 
 # rd_bulk MIB ARGS: rd_moved, and softhca's requester (DEVS) held
-# responses ahead of a gap (netem reorders a quarter of them).
+# responses ahead of a gap (netem reorders a quarter of them) and asked
+# again for a READ whose responses stalled with some missing, before
+# the local ACK timeout (read_stalls: the reorder window, wire_read.c),
+# and sent a READ nothing answered again early, as a probe (read_probes:
+# netem loses READ REQUESTs too).
 rd_bulk() {
 	# shellcheck disable=SC2086
-	h0=$(sum rx_read_held $7)
+	rbh0=$(sum rx_read_held $7) rbs0=$(sum read_stalls $7) rbt0=$(sum ack_timeouts $7)
+	# shellcheck disable=SC2086
+	rbp0=$(sum read_probes $7)
 	rd_moved "$@" || return 1
 	# shellcheck disable=SC2086
-	h=$(($(sum rx_read_held $7) - h0))
-	echo "NOTE: $6: $h READ responses held ahead of a gap"
-	[ "$h" -gt 0 ] || { echo "$6: no READ response held on a reordering wire"; return 1; }
+	rbh=$(($(sum rx_read_held $7) - rbh0)) rbs=$(($(sum read_stalls $7) - rbs0))
+	# shellcheck disable=SC2086
+	rbt=$(($(sum ack_timeouts $7) - rbt0)) rbp=$(($(sum read_probes $7) - rbp0))
+	echo "NOTE: $6: $rbh READ responses held ahead of a gap; in the reorder window $rbs READs asked again, $rbp probes; $rbt ACK timeouts"
+	[ "$rbh" -gt 0 ] || { echo "$6: no READ response held on a reordering wire"; return 1; }
+	[ "$rbs" -gt 0 ] || { echo "$6: no READ asked again in the reorder window on a lossy wire"; return 1; }
+	[ "$rbp" -gt 0 ] || { echo "$6: no READ probed on a lossy wire"; return 1; }
 }
 
 teardown

@@ -46,6 +46,16 @@ enum softhca_counter {
 	SOFTHCA_CNT_TX_READ_RESPS,	/* RC: READ RESPONSE packets sent */
 	SOFTHCA_CNT_RX_READ_RESPS,	/* RC: READ RESPONSE packets taken */
 	SOFTHCA_CNT_RX_READ_HELD,	/* RC: ... of them, held ahead of a gap */
+	/*
+	 * RC: READs asked again for their rest when their responses stopped
+	 * with some missing (read_reorder_us), not at the local ACK timeout
+	 */
+	SOFTHCA_CNT_READ_STALLS,
+	/*
+	 * RC: READs nothing answered within read_reorder_us, sent again once
+	 * early (no retry), not at the local ACK timeout
+	 */
+	SOFTHCA_CNT_READ_PROBES,
 	SOFTHCA_CNT_TX_ATOMICS,		/* RC: atomic requests sent (first time) */
 	SOFTHCA_CNT_RX_ATOMICS,		/* RC: atomic requests carried out */
 	SOFTHCA_CNT_RX_DUP_ATOMICS,	/* RC: duplicates answered from a saved

@@ -96,6 +96,8 @@ enum softhca_ack {
  *	its start the responder took, whatever the answer
  * @acked: out: with SOFTHCA_RNR or SOFTHCA_RESEND (RC on the wire), the
  *	bytes at the chunk's start the responder took: done, not sent again
+ * @probe: out: with SOFTHCA_RESEND, a READ nothing answered goes again
+ *	early as a probe (wire_read.c): no retry of retry_cnt
  * @peer_err: out: the responder's QP must move to ERR with this event
  *	(0: no); the requester does it once it dropped its own locks
  */
@@ -122,6 +124,7 @@ struct softhca_msg {
 	u8 rnr_timer;
 	u32 acked_pkts;
 	u32 acked;
+	bool probe;
 	int peer_err;
 };
 
@@ -192,6 +195,7 @@ void softhca_wire_qp_modify(struct softhca_qp *qp,
 			    const struct ib_qp_attr *attr, int mask);
 void softhca_wire_rc_tx_work(struct work_struct *work);
 void softhca_wire_rc_tx_drop(struct softhca_qp *qp);
+enum hrtimer_restart softhca_wire_rd_timer(struct hrtimer *t);
 int softhca_wire_atm_resize(struct softhca_qp *qp,
 			    const struct ib_qp_attr *attr, int mask);
 void softhca_wire_atm_free(struct softhca_qp *qp);
@@ -447,8 +451,21 @@ struct softhca_engine_params {
 	unsigned int wire_pkts;	/* path-MTU packets per chunk on the wire */
 	unsigned int tx_batch;	/* packets per GSO skb (net_batch.c), 1: none */
 	unsigned int quiet_us;	/* a quiet train's wait for more (wire_rc.c) */
+	unsigned int reorder_us; /* a READ's responses stalled (wire_read.c) */
 };
 
 extern struct softhca_engine_params softhca_engine;
+
+/*
+ * The local ACK timeout, 4.096 us << timeout (IBA 9.7.6.1.3).  A timeout
+ * of 0 means "wait forever": there, the chunk is sent again as often as
+ * with timeout 14 (67 ms), without a limit (req.c).
+ */
+#define SOFTHCA_TIMEOUT_FOREVER	14
+
+static inline u64 softhca_ack_timeout_ns(u8 timeout)
+{
+	return 4096ULL << (timeout ?: SOFTHCA_TIMEOUT_FOREVER);
+}
 
 #endif /* SOFTHCA_ENGINE_H */

@@ -41,6 +41,7 @@ struct softhca_engine_params softhca_engine = {
 	.wire_pkts = 256,
 	.tx_batch = 64,
 	.quiet_us = 100,
+	.reorder_us = 4000,
 };
 
 /*
@@ -156,6 +157,10 @@ static struct softhca_limit_param softhca_lp_quiet_us = {
 	.val = &softhca_engine.quiet_us, .min = 0, .max = 1000000,
 };
 
+static struct softhca_limit_param softhca_lp_reorder_us = {
+	.val = &softhca_engine.reorder_us, .min = 0, .max = 1000000,
+};
+
 static struct softhca_limit_param softhca_lp_tx_batch = {
 	.val = &softhca_engine.tx_batch, .min = 1, .max = 64,
 };
@@ -178,6 +183,8 @@ module_param_cb(tx_batch, &softhca_limit_ops, &softhca_lp_tx_batch, 0644);
 MODULE_PARM_DESC(tx_batch, "RoCEv2 packets to one peer sent as one UDP GSO skb, default 64 (1..64; 1: each alone, for a NIC whose UDP segmentation numbers IPv4 IDs unlike Linux)");
 module_param_cb(ack_quiet_us, &softhca_limit_ops, &softhca_lp_quiet_us, 0644);
 MODULE_PARM_DESC(ack_quiet_us, "RC on the wire: an unsignaled SEND or WRITE asks for no ACK, and what is posted behind it within this many microseconds joins it before its ACK is asked for (0..1000000; 0: every message asks; default 100, see Documentation/wire.rst)");
+module_param_cb(read_reorder_us, &softhca_limit_ops, &softhca_lp_reorder_us, 0644);
+MODULE_PARM_DESC(read_reorder_us, "RC on the wire: an RDMA READ whose responses stopped coming for this many microseconds (half the local ACK timeout at most) with some missing is asked again for the rest without waiting out the timeout (0..1000000; 0: only the timeout; default 4000, see Documentation/wire.rst)");
 
 module_param_cb(max_pd, &softhca_limit_ops, &softhca_lp_max_pd, 0444);
 MODULE_PARM_DESC(max_pd, "protection domains (and XRC domains) per device, default 65536 (1..16777216)");

@@ -204,6 +204,8 @@ static void softhca_qp_init_engine(struct softhca_dev *sdev,
 	softhca_route_init(&qp->wire.route);
 	INIT_LIST_HEAD(&qp->wire.tx_jobs);
 	INIT_WORK(&qp->wire.tx_work, softhca_wire_rc_tx_work);
+	hrtimer_init(&qp->wire.rd_timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS_SOFT);
+	qp->wire.rd_timer.function = softhca_wire_rd_timer;
 	hrtimer_init(&qp->retry_timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS_SOFT);
 	qp->retry_timer.function = softhca_req_retry_timer;
 	INIT_WORK(&qp->kflush_work, softhca_kflush_work);
@@ -318,6 +320,7 @@ int softhca_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	softhca_qp_put(qp);
 	wait_for_completion(&qp->released);
 	hrtimer_cancel(&qp->retry_timer);
+	hrtimer_cancel(&qp->wire.rd_timer);
 	cancel_work_sync(&qp->kflush_work);
 	/* No packet can reach the QP now: nothing queues answers again. */
 	cancel_work_sync(&qp->wire.tx_work);

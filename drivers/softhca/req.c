@@ -362,18 +362,6 @@ void softhca_req_rnr(struct softhca_qp *qp, u8 min_rnr_timer,
 	softhca_req_wait(qp, softhca_rnr_timer_ns(min_rnr_timer));
 }
 
-/*
- * The local ACK timeout, 4.096 us << timeout (IBA 9.7.6.1.3).  A timeout
- * of 0 means "wait forever": there, the chunk is sent again as often as
- * with timeout 14 (67 ms), without a limit.
- */
-#define SOFTHCA_TIMEOUT_FOREVER	14
-
-static u64 softhca_ack_timeout_ns(u8 timeout)
-{
-	return 4096ULL << (timeout ?: SOFTHCA_TIMEOUT_FOREVER);
-}
-
 /* Nobody answered: wait the local ACK timeout and send again, or give up. */
 static void softhca_req_no_answer(struct softhca_qp *qp,
 				  struct softhca_req_out *out)
@@ -611,7 +599,7 @@ static int softhca_req_chunk(struct softhca_qp *qp, struct softhca_req_out *out)
 			dest->tp->flush(qp);
 		return softhca_req_pending_wait(qp, dest);
 	case SOFTHCA_RESEND:
-		return msg.acked ? 1 : softhca_req_resend(qp, out);
+		return msg.acked || msg.probe ? 1 : softhca_req_resend(qp, out);
 	default:
 		softhca_req_retire(qp, softhca_nak_status(ack), out);
 		return 0;

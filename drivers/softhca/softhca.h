@@ -553,6 +553,21 @@ struct softhca_resp {
  *	chunk's rest (ack_lock)
  * @rd_last: the response at the chunk's last PSN came in this
  *	transmission (ack_lock)
+ * @rd_timer: the READ's reorder timer (wire_read.c): it looks whether
+ *	the responses stalled with some missing, or none came
+ * @rd_watch: @rd_timer watches this transmission (ack_lock)
+ * @rd_seen: @rd_next when the timer was armed or last looked (ack_lock)
+ * @rd_due: when the timer's look is due (the monotonic clock; ack_lock)
+ * @rd_came: a response of this transmission came (ack_lock)
+ * @rd_timed: @rd_timer watches this transmission from when it was sent,
+ *	at @rd_sent (ack_lock)
+ * @rd_sample: ... and it is a first transmission: the time to its first
+ *	response goes into @rd_srtt (ack_lock)
+ * @rd_srtt: the smoothed time from a watched READ's sending to its first
+ *	response, in ns (ack_lock): a probe waits twice that at least
+ * @rd_probed: a READ nothing answered went again early, and no response
+ *	came since: the next waits the local ACK timeout (ack_lock)
+ * @rd_probe: the resend recorded is such a probe (ack_lock)
  * @txb: the requester's packets not yet sent (net_batch.c): empty
  *	whenever sq.lock is free (sq.lock)
  * @route: the route its packets took last, requests and answers alike
@@ -603,6 +618,17 @@ struct softhca_wire_qp {
 	struct sk_buff_head rd_q;
 	struct sk_buff_head rd_ooo;
 	bool rd_last;
+	struct hrtimer rd_timer;
+	bool rd_watch;
+	u32 rd_seen;
+	ktime_t rd_due;
+	bool rd_came;
+	bool rd_timed;
+	bool rd_sample;
+	ktime_t rd_sent;
+	u64 rd_srtt;
+	bool rd_probed;
+	bool rd_probe;
 	spinlock_t tx_lock;	/* see above */
 	struct list_head tx_jobs;
 	struct work_struct tx_work;

@@ -174,11 +174,25 @@ static inline struct softhca_rd_cb *softhca_rd_cb(struct sk_buff *skb)
 
 void softhca_wire_send_read(struct softhca_qp *qp, struct softhca_dest *dest,
 			    struct softhca_msg *msg, u32 npkts);
-void softhca_wire_rd_begin(struct softhca_wire_qp *w, bool read, u32 len);
+bool softhca_wire_rd_begin(struct softhca_wire_qp *w, bool read, u32 len);
 enum softhca_rc_rd_verdict softhca_wire_rd_resp(struct softhca_wire_qp *w,
 						struct sk_buff *skb, u32 psn,
 						u8 opcode, u32 off, u32 paylen,
 						bool *kick);
+/* What the reorder timer found (softhca_wire_rd_look()). */
+enum softhca_rd_look {
+	SOFTHCA_RD_GONE,
+	SOFTHCA_RD_LATER,
+	SOFTHCA_RD_STALLED,
+	SOFTHCA_RD_PROBE,
+};
+
+bool softhca_wire_rd_watch(struct softhca_wire_qp *w,
+			   enum softhca_rc_rd_verdict v);
+enum softhca_rd_look softhca_wire_rd_look(struct softhca_wire_qp *w,
+					  bool early);
+void softhca_wire_rd_arm(struct softhca_qp *qp);
+void softhca_wire_rd_sent(struct softhca_qp *qp, bool first);
 u32 softhca_wire_rd_take(struct softhca_wire_qp *w, enum softhca_ack ack,
 			 struct softhca_msg *msg, struct sk_buff_head *q);
 void softhca_wire_rd_copy(struct sk_buff_head *q, struct softhca_msg *msg);

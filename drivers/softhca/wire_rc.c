@@ -126,6 +126,10 @@ void softhca_wire_rc_modify(struct softhca_qp *qp,
 	w->asked = false;
 	w->rd_resume = false;
 	w->rd_last = false;
+	w->rd_watch = false;
+	w->rd_probed = false;
+	w->rd_probe = false;
+	w->rd_srtt = 0;
 	__skb_queue_purge(&w->rd_q);
 	__skb_queue_purge(&w->rd_ooo);
 	spin_unlock(&w->ack_lock);
@@ -399,7 +403,8 @@ enum softhca_ack softhca_wire_send_rc(struct softhca_qp *qp,
 	WRITE_ONCE(w->ack_moved, false);
 	w->ack_read = read;
 	w->ack_atomic = atomic;
-	softhca_wire_rd_begin(w, read, msg->len);
+	if (softhca_wire_rd_begin(w, read, msg->len))
+		softhca_wire_rd_sent(qp, !w->resend);
 	WRITE_ONCE(w->ack_ready, false);
 	spin_unlock(&w->ack_lock);
 

@@ -38,15 +38,48 @@
  * at or after the one before (rd_next only moves on): rxe takes a
  * duplicate READ only at or after the address its last one named.
  *
+ * The reorder window.  A response missing with later ones held, the
+ * last response of a chunk lost with nothing after it, and a READ
+ * REQUEST lost (nothing answers it) would wait the local ACK timeout (67
+ * ms at the usual timeout 14); a response held may only be late: the
+ * wire reordered it.  So a transmission is watched by a timer of its own
+ * (rd_timer) from its start when the chunk has SOFTHCA_RD_WATCH_PKTS
+ * packets or more (a short READ is not worth a timer's arming per READ),
+ * else from its first response held: every read_reorder_us (4 ms by
+ * default; half the local ACK timeout at most), the timer looks whether
+ * rd_next moved since its last look (softhca_wire_rd_look()).  Moved:
+ * responses are coming, it looks again later.  Not moved, with some
+ * response of the transmission in: the one expected stayed missing a
+ * whole window while the responder answered behind it, or the responses
+ * stopped short of the last: SOFTHCA_RESEND, as above (read_stalls).  A
+ * resend with progress in the transmission is no retry (req.c).  Not
+ * moved and nothing in, twice the smoothed time to a first response
+ * after it was sent (rd_srtt, from first transmissions only: Karn's
+ * rule): the READ goes again as a probe (read_probes; a probe after one
+ * window alone sent four for each READ REQUEST lost on the rough wire,
+ * whose round trip is 4 ms).  An early resend without progress (the
+ * probe, or a first response missing) goes once, no retry (msg->probe);
+ * then only the local ACK timeout sends the READ again, a retry each
+ * time, until a response is taken in order, so the timeout and
+ * retry_cnt stay the measure of a dead peer, and a response lost every
+ * time (a path MTU the wire does not carry) still ends in RETRY_EXC_ERR.
+ * The window is the smoothed time to a first response when that is
+ * longer (a slow responder pauses as long).  Under selftests/wire_bulk.sh's
+ * rough wire, whose reordering is 2 ms, most of the time of a READ from
+ * rxe had gone to waiting out timeouts (106 resends of 508 in a 64 MiB
+ * run).
+ *
  * A NAK (the responder refused the READ) arrives as an ACKNOWLEDGE as
  * for any request (wire_rc.c); a plain ACK means nothing to a READ and
  * is ignored.
  *
  * Counters: rx_read_resps (READ RESPONSE packets taken or held; stale
  * ones, and one held already, count as rx_stale_acks), rx_read_held
- * (those held ahead of a gap).
+ * (those held ahead of a gap), read_stalls and read_probes (the
+ * reorder window's resends).
  *
- * Context: sending under sq.lock with BHs off; the completer in softirq.
+ * Context: sending under sq.lock with BHs off; the completer and the
+ * reorder timer (a soft hrtimer) in softirq.
  * Lock order as wire_rc.c's: sq.lock, then ack_lock; the completer takes
  * rx_lock (to check the peer) and ack_lock one after the other.
  */
@@ -89,6 +122,9 @@ static void softhca_wire_rd_trim(struct softhca_wire_qp *w, bool read)
 	}
 }
 
+/* A chunk this long has the reorder timer watch it from its start. */
+#define SOFTHCA_RD_WATCH_PKTS	16
+
 /**
  * softhca_wire_rd_begin - a chunk's transmission begins
  * @w: the QP's wire state, its range in flight [ack_first, ack_next) set
@@ -98,8 +134,10 @@ static void softhca_wire_rd_trim(struct softhca_wire_qp *w, bool read)
  * Sets what the completer checks responses against; after a resend
  * (rd_resume), the READ resumes one partly answered.
  * Context: ack_lock held.
+ * Return: whether the reorder timer is to watch it from now
+ * (softhca_wire_rd_arm()).
  */
-void softhca_wire_rd_begin(struct softhca_wire_qp *w, bool read, u32 len)
+bool softhca_wire_rd_begin(struct softhca_wire_qp *w, bool read, u32 len)
 {
 	w->rd_next = w->ack_first;
 	w->rd_len = len;
@@ -107,7 +145,15 @@ void softhca_wire_rd_begin(struct softhca_wire_qp *w, bool read, u32 len)
 	w->rd_mid = read && w->rd_resume;
 	w->rd_resume = false;
 	w->rd_last = false;
+	w->rd_came = false;
+	w->rd_timed = false;
+	w->rd_sample = false;
+	w->rd_probe = false;
+	w->rd_seen = w->rd_next;
+	w->rd_watch = read && softhca_psn_sub(w->ack_next, w->ack_first) >=
+			      SOFTHCA_RD_WATCH_PKTS;
 	softhca_wire_rd_trim(w, read);
+	return w->rd_watch;
 }
 
 /*
@@ -123,6 +169,8 @@ u32 softhca_wire_rd_take(struct softhca_wire_qp *w, enum softhca_ack ack,
 
 	skb_queue_splice_init(&w->rd_q, q);
 	w->rd_resume = false;
+	msg->probe = ack == SOFTHCA_RESEND && w->rd_probe;
+	w->rd_probe = false;
 	if (ack == SOFTHCA_ACK)
 		return 0;
 	if (ack != SOFTHCA_RESEND || (u64)n * w->rd_mtu >= msg->len) {
@@ -241,6 +289,7 @@ enum softhca_rc_rd_verdict softhca_wire_rd_resp(struct softhca_wire_qp *w,
 					 w->rd_mtu, w->rd_mid);
 	if (v == SOFTHCA_RC_RD_TAKE || v == SOFTHCA_RC_RD_DONE ||
 	    v == SOFTHCA_RC_RD_AHEAD) {
+		w->rd_came = true;
 		softhca_rd_cb(skb)->off = off;
 		softhca_rd_cb(skb)->len = paylen;
 		softhca_rd_cb(skb)->psn = psn;
@@ -250,6 +299,8 @@ enum softhca_rc_rd_verdict softhca_wire_rd_resp(struct softhca_wire_qp *w,
 	case SOFTHCA_RC_RD_DONE:
 		__skb_queue_tail(&w->rd_q, skb_get(skb));
 		w->rd_next = softhca_psn_add(w->rd_next, 1);
+		/* Progress: an early resend may help again. */
+		w->rd_probed = false;
 		*kick = softhca_wire_rd_settle(w);
 		break;
 	case SOFTHCA_RC_RD_AHEAD:
@@ -267,6 +318,188 @@ enum softhca_rc_rd_verdict softhca_wire_rd_resp(struct softhca_wire_qp *w,
 		break;
 	}
 	return v;
+}
+
+/**
+ * softhca_wire_rd_watch - should the reorder timer watch the transmission?
+ * @w: the QP's wire state
+ * @v: what became of the response that just came (softhca_wire_rd_resp())
+ *
+ * A short chunk is watched from its first response held, while no answer
+ * is recorded (a long one is from its start); the timer's first look
+ * compares rd_next with what it is now.
+ * Context: ack_lock held.
+ * Return: whether to arm the timer.
+ */
+bool softhca_wire_rd_watch(struct softhca_wire_qp *w,
+			   enum softhca_rc_rd_verdict v)
+{
+	if (w->rd_watch || w->ack_ready || v != SOFTHCA_RC_RD_AHEAD)
+		return false;
+	w->rd_watch = true;
+	w->rd_seen = w->rd_next;
+	return true;
+}
+
+/**
+ * softhca_wire_rd_look - the reorder timer looks at the READ it watches
+ * @w: the QP's wire state
+ * @early: too early for a probe: the READ went less than twice the
+ *	smoothed time to its first response ago (rd_srtt)
+ *
+ * An early resend without progress in the transmission (nothing came, or
+ * its first response is missing: lost, or late behind what the responder
+ * still sends of an earlier transmission) goes once, as a probe: no
+ * retry.  After it, until a response is taken in order, only the local
+ * ACK timeout sends the READ again, a retry each time.  On a slow
+ * responder (a debug kernel's) such first responses came more than a
+ * window late time after time, and counting each early resend as a
+ * retry ended READs in RETRY_EXC_ERR.
+ *
+ * Context: ack_lock held.
+ * Return: SOFTHCA_RD_GONE: nothing to watch any more (answered, another
+ * chunk in flight, or an early resend without progress went already:
+ * the local ACK timeout's); SOFTHCA_RD_LATER: responses were taken since
+ * the last look, or none came yet and it is @early: look again a window
+ * later; SOFTHCA_RD_STALLED: none taken since, some of the transmission
+ * came, and SOFTHCA_RESEND is recorded; SOFTHCA_RD_PROBE: none of the
+ * transmission came, and SOFTHCA_RESEND is recorded.
+ */
+enum softhca_rd_look softhca_wire_rd_look(struct softhca_wire_qp *w,
+					  bool early)
+{
+	if (!w->rd_watch || !w->ack_inflight || !w->ack_read || w->ack_ready)
+		return SOFTHCA_RD_GONE;
+	if (w->rd_next != w->rd_seen) {
+		w->rd_seen = w->rd_next;
+		return SOFTHCA_RD_LATER;
+	}
+	if (!w->rd_came && early)
+		return SOFTHCA_RD_LATER;
+	if (w->rd_next == w->ack_first) {
+		if (w->rd_probed) {
+			w->rd_watch = false;
+			return SOFTHCA_RD_GONE;
+		}
+		w->rd_probed = true;
+		w->rd_probe = true;
+	}
+	softhca_wire_rc_record(w, SOFTHCA_RESEND);
+	return w->rd_came ? SOFTHCA_RD_STALLED : SOFTHCA_RD_PROBE;
+}
+
+/*
+ * The window: read_reorder_us, or the smoothed time to a first response
+ * when that is longer (a slow responder pauses as long), half the local
+ * ACK timeout at most; 0: off.
+ */
+static u64 softhca_wire_rd_window(const struct softhca_qp *qp)
+{
+	u64 ns = (u64)READ_ONCE(softhca_engine.reorder_us) * NSEC_PER_USEC;
+
+	if (!ns)
+		return 0;
+	ns = max(ns, qp->wire.rd_srtt);
+	return min(ns, softhca_ack_timeout_ns(READ_ONCE(qp->attr.timeout)) / 2);
+}
+
+/* Arm the reorder timer a window from @now, or watch nothing (0: off). */
+static void softhca_wire_rd_due(struct softhca_qp *qp, ktime_t now)
+{
+	struct softhca_wire_qp *w = &qp->wire;
+	u64 window = softhca_wire_rd_window(qp);
+
+	if (!window) {
+		w->rd_watch = false;
+		return;
+	}
+	w->rd_due = ktime_add_ns(now, window);
+	hrtimer_start(&w->rd_timer, w->rd_due, HRTIMER_MODE_ABS_SOFT);
+}
+
+/**
+ * softhca_wire_rd_arm - the reorder timer watches the READ from now on
+ * @qp: the QP, its wire.rd_watch set by softhca_wire_rd_watch()
+ *
+ * Context: ack_lock held.
+ */
+void softhca_wire_rd_arm(struct softhca_qp *qp)
+{
+	lockdep_assert_held(&qp->wire.ack_lock);
+	softhca_wire_rd_due(qp, ktime_get());
+}
+
+/**
+ * softhca_wire_rd_sent - a READ watched from its sending goes out
+ * @qp: the QP, its wire.rd_watch set by softhca_wire_rd_begin()
+ * @first: its first transmission: the time to its first response is the
+ *	round trip's (a resend's first response may answer an earlier
+ *	transmission: not timed, as Karn's rule has it)
+ *
+ * Context: ack_lock held.
+ */
+void softhca_wire_rd_sent(struct softhca_qp *qp, bool first)
+{
+	struct softhca_wire_qp *w = &qp->wire;
+	ktime_t now = ktime_get();
+
+	lockdep_assert_held(&w->ack_lock);
+	w->rd_sent = now;
+	w->rd_timed = true;
+	w->rd_sample = first;
+	softhca_wire_rd_due(qp, now);
+}
+
+/*
+ * The first response of a READ timed from its sending came: fold the
+ * time into rd_srtt (gain 1/8, as TCP's SRTT).  Context: ack_lock held.
+ */
+static void softhca_wire_rd_rtt(struct softhca_wire_qp *w)
+{
+	u64 rtt = ktime_to_ns(ktime_sub(ktime_get(), w->rd_sent));
+
+	w->rd_srtt = w->rd_srtt ? w->rd_srtt - w->rd_srtt / 8 + rtt / 8 : rtt;
+}
+
+/**
+ * softhca_wire_rd_timer - the reorder window is over: look at the READ
+ * @t: the QP's rd_timer
+ *
+ * Context: softirq (a soft hrtimer: it takes ack_lock, a lock of the
+ * receive softirq).  destroy_qp cancels it once no packet can reach the
+ * QP (nothing arms it after that) and before the QP is freed.
+ */
+enum hrtimer_restart softhca_wire_rd_timer(struct hrtimer *t)
+{
+	struct softhca_qp *qp = container_of(t, struct softhca_qp,
+					     wire.rd_timer);
+	struct softhca_wire_qp *w = &qp->wire;
+	enum softhca_rd_look look = SOFTHCA_RD_GONE;
+	ktime_t now = hrtimer_cb_get_time(t), probe_at;
+
+	spin_lock(&w->ack_lock);
+	/* Armed again while this waited for the lock: that arming stands. */
+	if (hrtimer_is_queued(t)) {
+		spin_unlock(&w->ack_lock);
+		return HRTIMER_NORESTART;
+	}
+	if (!ktime_before(now, w->rd_due)) {
+		probe_at = ktime_add_ns(w->rd_sent, 2 * w->rd_srtt);
+		look = softhca_wire_rd_look(w, w->rd_timed &&
+					    ktime_before(now, probe_at));
+	}
+	if (look == SOFTHCA_RD_LATER) {
+		w->rd_due = ktime_add_ns(now, softhca_wire_rd_window(qp));
+		hrtimer_set_expires(t, w->rd_due);
+	}
+	spin_unlock(&w->ack_lock);
+	if (look == SOFTHCA_RD_STALLED || look == SOFTHCA_RD_PROBE) {
+		softhca_count(to_sdev(qp->ibqp.device),
+			      look == SOFTHCA_RD_PROBE ? SOFTHCA_CNT_READ_PROBES :
+							 SOFTHCA_CNT_READ_STALLS);
+		softhca_engine_kick(qp);
+	}
+	return look == SOFTHCA_RD_LATER ? HRTIMER_RESTART : HRTIMER_NORESTART;
 }
 
 /**
@@ -289,17 +522,22 @@ void softhca_wire_rcv_read_resp(struct softhca_dev *sdev, struct sk_buff *skb,
 	enum softhca_rc_rd_verdict v;
 	struct softhca_wire_qp *w;
 	struct softhca_qp *qp;
-	bool kick;
+	bool kick, first;
 
 	qp = softhca_wire_rc_answered(sdev, skb, pkt);
 	if (!qp)
 		return;
 	w = &qp->wire;
 	spin_lock(&w->ack_lock);
+	first = !w->rd_came;
 	/* The payload's offset: pkt->payload counts from skb->data. */
 	v = softhca_wire_rd_resp(w, skb, psn,
 				 softhca_wire_op(IB_QPT_RC, pkt->opcode),
 				 pkt->payload, pkt->paylen, &kick);
+	if (first && w->rd_came && w->rd_sample)
+		softhca_wire_rd_rtt(w);
+	if (softhca_wire_rd_watch(w, v))
+		softhca_wire_rd_arm(qp);
 	spin_unlock(&w->ack_lock);
 	softhca_count(sdev, v == SOFTHCA_RC_RD_STALE ?
 		      SOFTHCA_CNT_RX_STALE_ACKS : SOFTHCA_CNT_RX_READ_RESPS);

@@ -10,7 +10,9 @@
  * one before it missing, none while the first of a transmission is
  * missing (the timer's).  The requester's side (softhca_wire_rd_take(),
  * softhca_wire_rd_begin()) then keeps what was taken in order and sends
- * the READ again for the rest, with the responses held still held.
+ * the READ again for the rest, with the responses held still held.  The
+ * reorder timer's side (softhca_wire_rd_watch(), softhca_wire_rd_look())
+ * is played by calling its look where the window would be over.
  */
 #include <kunit/test.h>
 #include <linux/skbuff.h>
@@ -26,7 +28,9 @@
 
 struct rd_case {
 	struct softhca_wire_qp w;
+	u32 total;	/* the chunk's packets in its first transmission */
 	bool kick;
+	u32 watches;	/* times the timer was to be armed */
 };
 
 static u32 psn_at(u32 i)
@@ -50,13 +54,20 @@ static void rd_start(struct rd_case *c, u32 skip, u32 n, u32 tail)
 	spin_unlock_bh(&w->ack_lock);
 }
 
-static void rd_init(struct kunit *test, struct rd_case *c)
+/* A READ of @total packets, its last half an MTU. */
+static void rd_init_n(struct kunit *test, struct rd_case *c, u32 total)
 {
 	memset(c, 0, sizeof(*c));
+	c->total = total;
 	spin_lock_init(&c->w.ack_lock);
 	__skb_queue_head_init(&c->w.rd_q);
 	__skb_queue_head_init(&c->w.rd_ooo);
-	rd_start(c, 0, NPKTS, MTU / 2);
+	rd_start(c, 0, total, MTU / 2);
+}
+
+static void rd_init(struct kunit *test, struct rd_case *c)
+{
+	rd_init_n(test, c, NPKTS);
 }
 
 static void rd_fini(struct rd_case *c)
@@ -73,7 +84,7 @@ static void rd_fini(struct rd_case *c)
 static enum softhca_rc_rd_verdict rd_recv(struct kunit *test,
 					  struct rd_case *c, u32 i, bool mid)
 {
-	u32 len = i == NPKTS - 1 ? MTU / 2 : MTU;
+	u32 len = i == c->total - 1 ? MTU / 2 : MTU;
 	enum softhca_rc_rd_verdict v;
 	struct sk_buff *skb;
 
@@ -81,8 +92,11 @@ static enum softhca_rc_rd_verdict rd_recv(struct kunit *test,
 	KUNIT_ASSERT_NOT_NULL(test, skb);
 	spin_lock_bh(&c->w.ack_lock);
 	v = softhca_wire_rd_resp(&c->w, skb, psn_at(i),
-				 softhca_rc_read_op(i, NPKTS, mid), 0,
+				 softhca_rc_read_op(i, c->total, mid), 0,
 				 len, &c->kick);
+	/* As the completer does next: whether to arm the reorder timer. */
+	if (softhca_wire_rd_watch(&c->w, v))
+		c->watches++;
 	spin_unlock_bh(&c->w.ack_lock);
 	consume_skb(skb);	/* the caller's reference */
 	return v;
@@ -284,6 +298,162 @@ static void rd_bad_and_trim(struct kunit *test)
 	rd_fini(&c);
 }
 
+/*
+ * The reorder timer's look, as when its window is over (@early: see
+ * softhca_wire_rd_look()).
+ */
+static enum softhca_rd_look rd_look_at(struct rd_case *c, bool early)
+{
+	enum softhca_rd_look look;
+
+	spin_lock_bh(&c->w.ack_lock);
+	look = softhca_wire_rd_look(&c->w, early);
+	spin_unlock_bh(&c->w.ack_lock);
+	return look;
+}
+
+static enum softhca_rd_look rd_look(struct rd_case *c)
+{
+	return rd_look_at(c, false);
+}
+
+/*
+ * The first response missing a whole window while later ones came: the
+ * timer watches from the first held, once, and its look asks again for
+ * the chunk from its start (no progress: a retry, req.c); answered, the
+ * timer has nothing more to watch.
+ */
+static void rd_window_first_missing(struct kunit *test)
+{
+	struct softhca_msg msg = { .len = (NPKTS - 1) * MTU + MTU / 2 };
+	struct sk_buff_head q;
+	struct rd_case c;
+	u32 i;
+
+	rd_init(test, &c);
+	/* Short: the first taken is not watched. */
+	for (i = 1; i < NPKTS; i++)
+		rd_recv(test, &c, i, false);
+	KUNIT_EXPECT_EQ(test, c.watches, 1U);
+	KUNIT_EXPECT_FALSE(test, c.w.ack_ready);
+	KUNIT_EXPECT_EQ(test, rd_look(&c), SOFTHCA_RD_STALLED);
+	KUNIT_EXPECT_TRUE(test, answered(&c, SOFTHCA_RESEND));
+	KUNIT_EXPECT_EQ(test, rd_look(&c), SOFTHCA_RD_GONE);
+	__skb_queue_head_init(&q);
+	spin_lock_bh(&c.w.ack_lock);
+	KUNIT_EXPECT_EQ(test, softhca_wire_rd_take(&c.w, SOFTHCA_RESEND, &msg,
+						   &q), 0U);
+	spin_unlock_bh(&c.w.ack_lock);
+	KUNIT_EXPECT_EQ(test, msg.acked, 0U);
+	KUNIT_EXPECT_TRUE(test, msg.probe);	/* early, once: no retry */
+	KUNIT_EXPECT_TRUE(test, c.w.rd_probed);
+	/* Sent again whole: the held stay; a new transmission, a new watch. */
+	rd_start(&c, 0, NPKTS, MTU / 2);
+	KUNIT_EXPECT_FALSE(test, c.w.rd_watch);
+	KUNIT_EXPECT_EQ(test, skb_queue_len(&c.w.rd_ooo), NPKTS - 1);
+	KUNIT_EXPECT_EQ(test, rd_recv(test, &c, 0, false), SOFTHCA_RC_RD_TAKE);
+	KUNIT_EXPECT_TRUE(test, answered(&c, SOFTHCA_ACK));
+	KUNIT_EXPECT_FALSE(test, c.w.rd_probed);	/* progress */
+	KUNIT_EXPECT_EQ(test, c.watches, 1U);
+	rd_fini(&c);
+}
+
+/* The requester takes the answer recorded: what rd_take() made of it. */
+static u32 rd_take_resend(struct kunit *test, struct rd_case *c,
+			  struct softhca_msg *msg)
+{
+	struct sk_buff_head q;
+	u32 n;
+
+	__skb_queue_head_init(&q);
+	spin_lock_bh(&c->w.ack_lock);
+	n = softhca_wire_rd_take(&c->w, SOFTHCA_RESEND, msg, &q);
+	spin_unlock_bh(&c->w.ack_lock);
+	KUNIT_EXPECT_EQ(test, skb_queue_len(&q), n);
+	__skb_queue_purge(&q);
+	return n;
+}
+
+/*
+ * A long chunk is watched from its start: while the responses come the
+ * look waits again, once they stop short of the last (it was lost) the
+ * rest is asked for, the part taken kept (no probe).  A short chunk
+ * taken in order is never watched.
+ */
+static void rd_window_last_lost(struct kunit *test)
+{
+	const u32 n = 20;
+	struct softhca_msg msg = { .len = (n - 1) * MTU + MTU / 2 };
+	struct rd_case c;
+	u32 i;
+
+	rd_init_n(test, &c, n);
+	KUNIT_EXPECT_TRUE(test, c.w.rd_watch);
+	for (i = 0; i < 5; i++)
+		rd_recv(test, &c, i, false);
+	KUNIT_EXPECT_EQ(test, rd_look(&c), SOFTHCA_RD_LATER);
+	for (; i < n - 1; i++)
+		rd_recv(test, &c, i, false);
+	KUNIT_EXPECT_EQ(test, rd_look(&c), SOFTHCA_RD_LATER);
+	KUNIT_EXPECT_FALSE(test, c.w.ack_ready);
+	KUNIT_EXPECT_EQ(test, rd_look(&c), SOFTHCA_RD_STALLED);
+	KUNIT_EXPECT_TRUE(test, answered(&c, SOFTHCA_RESEND));
+	KUNIT_EXPECT_EQ(test, rd_take_resend(test, &c, &msg), n - 1);
+	KUNIT_EXPECT_FALSE(test, msg.probe);
+	KUNIT_EXPECT_EQ(test, c.watches, 0U);
+	rd_fini(&c);
+
+	rd_init(test, &c);
+	KUNIT_EXPECT_FALSE(test, c.w.rd_watch);
+	for (i = 0; i < NPKTS - 1; i++)
+		rd_recv(test, &c, i, false);
+	KUNIT_EXPECT_EQ(test, c.watches, 0U);
+	KUNIT_EXPECT_EQ(test, rd_look(&c), SOFTHCA_RD_GONE);
+	KUNIT_EXPECT_FALSE(test, c.w.ack_ready);
+	rd_fini(&c);
+}
+
+/*
+ * Nothing answers a long READ within the window: it goes again once as
+ * a probe (no retry), and then only the local ACK timeout sends it again,
+ * until a response comes: then a probe may go again.
+ */
+static void rd_window_probe(struct kunit *test)
+{
+	const u32 n = 20;
+	struct softhca_msg msg = { .len = (n - 1) * MTU + MTU / 2 };
+	struct rd_case c;
+
+	rd_init_n(test, &c, n);
+	/* Before twice the time a first response took: no probe yet. */
+	KUNIT_EXPECT_EQ(test, rd_look_at(&c, true), SOFTHCA_RD_LATER);
+	KUNIT_EXPECT_FALSE(test, c.w.ack_ready);
+	KUNIT_EXPECT_EQ(test, rd_look(&c), SOFTHCA_RD_PROBE);
+	KUNIT_EXPECT_TRUE(test, answered(&c, SOFTHCA_RESEND));
+	KUNIT_EXPECT_EQ(test, rd_take_resend(test, &c, &msg), 0U);
+	KUNIT_EXPECT_TRUE(test, msg.probe);
+	/* The probe's transmission: nothing again, the timeout's turn. */
+	rd_start(&c, 0, n, MTU / 2);
+	KUNIT_EXPECT_EQ(test, rd_look(&c), SOFTHCA_RD_GONE);
+	KUNIT_EXPECT_FALSE(test, c.w.ack_ready);
+	/* The timeout's resend (no answer recorded): a retry, no probe. */
+	KUNIT_EXPECT_EQ(test, rd_take_resend(test, &c, &msg), 0U);
+	KUNIT_EXPECT_FALSE(test, msg.probe);
+	rd_start(&c, 0, n, MTU / 2);
+	KUNIT_EXPECT_EQ(test, rd_look(&c), SOFTHCA_RD_GONE);
+	/* One ahead of the first is no progress: still the timeout's. */
+	rd_start(&c, 0, n, MTU / 2);
+	KUNIT_EXPECT_EQ(test, rd_recv(test, &c, 5, false), SOFTHCA_RC_RD_AHEAD);
+	KUNIT_EXPECT_EQ(test, rd_look(&c), SOFTHCA_RD_GONE);
+	KUNIT_EXPECT_FALSE(test, c.w.ack_ready);
+	/* One taken in order: the next silence may be probed again. */
+	KUNIT_EXPECT_EQ(test, rd_recv(test, &c, 0, false), SOFTHCA_RC_RD_TAKE);
+	rd_fini(&c);
+	rd_start(&c, 1, n - 1, MTU / 2);
+	KUNIT_EXPECT_EQ(test, rd_look(&c), SOFTHCA_RD_PROBE);
+	rd_fini(&c);
+}
+
 static struct kunit_case softhca_wire_read_cases[] = {
 	KUNIT_CASE(rd_in_order),
 	KUNIT_CASE(rd_reordered),
@@ -291,6 +461,9 @@ static struct kunit_case softhca_wire_read_cases[] = {
 	KUNIT_CASE(rd_resend_keeps_held),
 	KUNIT_CASE(rd_first_missing),
 	KUNIT_CASE(rd_bad_and_trim),
+	KUNIT_CASE(rd_window_first_missing),
+	KUNIT_CASE(rd_window_last_lost),
+	KUNIT_CASE(rd_window_probe),
 	{}
 };
 
