@@ -565,6 +565,8 @@ struct softhca_resp {
  *	response goes into @rd_srtt (ack_lock)
  * @rd_srtt: the smoothed time from a watched READ's sending to its first
  *	response, in ns (ack_lock): a probe waits twice that at least
+ * @rd_rttvar: the smoothed deviation of those times from @rd_srtt, in ns
+ *	(ack_lock): a probe waits @rd_srtt plus four times that at least
  * @rd_probed: a READ nothing answered went again early, and no response
  *	came since: the next waits the local ACK timeout (ack_lock)
  * @rd_probe: the resend recorded is such a probe (ack_lock)
@@ -627,6 +629,7 @@ struct softhca_wire_qp {
 	bool rd_sample;
 	ktime_t rd_sent;
 	u64 rd_srtt;
+	u64 rd_rttvar;
 	bool rd_probed;
 	bool rd_probe;
 	spinlock_t tx_lock;	/* see above */

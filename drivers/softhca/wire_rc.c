@@ -130,6 +130,7 @@ void softhca_wire_rc_modify(struct softhca_qp *qp,
 	w->rd_probed = false;
 	w->rd_probe = false;
 	w->rd_srtt = 0;
+	w->rd_rttvar = 0;
 	__skb_queue_purge(&w->rd_q);
 	__skb_queue_purge(&w->rd_ooo);
 	spin_unlock(&w->ack_lock);

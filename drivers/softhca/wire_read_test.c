@@ -454,6 +454,43 @@ static void rd_window_probe(struct kunit *test)
 	rd_fini(&c);
 }
 
+/*
+ * How long a READ nothing answered waits for a probe: twice the smoothed
+ * time to a first response while the times hold steady, longer once
+ * they vary (one long wait behind other READs), and back towards twice
+ * the mean as they steady again.
+ */
+static void rd_probe_wait(struct kunit *test)
+{
+	struct softhca_wire_qp w = {};
+	const u64 ms = NSEC_PER_MSEC;
+	u64 wait;
+	int i;
+
+	softhca_wire_rd_rtt_fold(&w, ms);
+	KUNIT_EXPECT_EQ(test, w.rd_srtt, ms);
+	/* The first sample's deviation is half of it: 1 + 4 * 0.5 ms. */
+	KUNIT_EXPECT_EQ(test, softhca_wire_rd_probe_wait(&w), 3 * ms);
+	for (i = 0; i < 40; i++)
+		softhca_wire_rd_rtt_fold(&w, ms);
+	KUNIT_EXPECT_EQ(test, w.rd_srtt, ms);
+	KUNIT_EXPECT_EQ(test, softhca_wire_rd_probe_wait(&w), 2 * ms);
+	/*
+	 * One answer after 9 ms: srtt 2 ms, the deviation a quarter of 8 ms
+	 * (plus what is left of the first one's): a wait of 10 ms, not 4.
+	 */
+	softhca_wire_rd_rtt_fold(&w, 9 * ms);
+	KUNIT_EXPECT_EQ(test, w.rd_srtt, 2 * ms);
+	wait = softhca_wire_rd_probe_wait(&w);
+	KUNIT_EXPECT_GE(test, wait, 10 * ms);
+	KUNIT_EXPECT_LE(test, wait, 10 * ms + 1000);
+	/* Steady again: the wait shrinks back towards twice the mean. */
+	for (i = 0; i < 40; i++)
+		softhca_wire_rd_rtt_fold(&w, ms);
+	KUNIT_EXPECT_LT(test, softhca_wire_rd_probe_wait(&w), 2 * ms + ms / 10);
+	KUNIT_EXPECT_GE(test, softhca_wire_rd_probe_wait(&w), 2 * w.rd_srtt);
+}
+
 static struct kunit_case softhca_wire_read_cases[] = {
 	KUNIT_CASE(rd_in_order),
 	KUNIT_CASE(rd_reordered),
@@ -464,6 +501,7 @@ static struct kunit_case softhca_wire_read_cases[] = {
 	KUNIT_CASE(rd_window_first_missing),
 	KUNIT_CASE(rd_window_last_lost),
 	KUNIT_CASE(rd_window_probe),
+	KUNIT_CASE(rd_probe_wait),
 	{}
 };
 
