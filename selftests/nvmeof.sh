@@ -5,8 +5,11 @@
 # registration (drivers/softhca/fastreg.c): the host registers every
 # I/O's pages with REG_MR, the target moves the data with RDMA READ and
 # WRITE on those rkeys and answers with SEND_WITH_INV, or the host
-# invalidates with LOCAL_INV.  fio writes random blocks of 4 KiB and
-# 128 KiB with checksums, then reads every one back and verifies it.
+# invalidates with LOCAL_INV.  dd writes and reads back 1 MiB blocks
+# (big_blocks: READs long enough for the host's QP worker, the one
+# point of data the debug kernel runs), then fio writes random blocks
+# of 4 KiB and 128 KiB with checksums, reads every one back and
+# verifies it.
 #
 # Two devices, as two HCAs of one host cabled together: the target's
 # port on sh0 (sv0, $A), the host on sh1 (sv1, $B: nvme connect -w), and
@@ -218,6 +221,23 @@ crossed() {
 	}'
 }
 
+# big_blocks: 8 MiB of random data written and read back in 1 MiB
+# direct I/Os, without fio (so on the debug kernel too): the target
+# READs each block from the host's fast-reg MR in READs of more than 16
+# packets, which the host's QP worker answers under the MR's fr_lock
+# (wire_rc_resp.c), and WRITEs it back to another.
+big_blocks() {
+	dev=$(nsdev) || { echo "no namespace device"; return 1; }
+	r0=$(cat /sys/class/infiniband/sh1/ports/1/hw_counters/tx_read_resps)
+	head -c 8388608 /dev/urandom > "$TMP/big" &&
+	dd if="$TMP/big" of="$dev" bs=1M oflag=direct seek=3 status=none &&
+	dd if="$dev" of="$TMP/big2" bs=1M iflag=direct skip=3 count=8 status=none &&
+	cmp "$TMP/big" "$TMP/big2" || { echo "8 MiB in 1 MiB blocks do not read back"; return 1; }
+	r=$(($(cat /sys/class/infiniband/sh1/ports/1/hw_counters/tx_read_resps) - r0))
+	echo "NOTE: sh1 sent $r READ responses for the 8 MiB"
+	[ "$r" -ge 2048 ] || { echo "sh1 sent $r READ responses, fewer than 8 MiB in 4 KiB"; return 1; }
+}
+
 # fio keeps its job table in SysV shm, even with --thread; the debug
 # kernel has none: the fio points skip there, saying so.
 no_shm() {
@@ -343,6 +363,7 @@ t two_devices two_devices
 t modules modules
 t target_up target_up
 t connect connect
+t big_blocks big_blocks
 t fio_randwrite_verify fio_verify
 t disconnect disconnect
 t connect_reconnect_delay_5 connect --ctrl-loss-tmo=60 --reconnect-delay=5

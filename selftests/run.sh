@@ -21,15 +21,18 @@ all="kunit.sh module.sh link.sh port.sh verbs.sh cycles.sh objects.sh objects_li
 # objects' lives and a killed process's cleanup, the data path on one
 # and two devices, memory windows, XRC across processes, the wire (UD,
 # RC, the packet fuzzer on captured frames; XRC's responder and SRQ
-# lookups in the receive softirq, wire_xrc.sh), the GSI QP and rdma_cm, the
-# verbs fuzzer with link deletes, and fail-nth (which needs this
+# lookups in the receive softirq, wire_xrc.sh), the GSI QP and rdma_cm, a
+# kernel ULP (nvme-rdma: fast registration, and a READ's worker copying
+# out of a fast-reg MR under its fr_lock, nvmeof.sh's big_blocks; 75 s
+# there, its fio points skip), the verbs fuzzer with link deletes, and
+# fail-nth (which needs this
 # kernel's fault injection: on Debian's it says so and skips).
 # fail-nth comes early: it keeps one vCPU busy (183 s of CPU in 183 s),
 # and the files last here run after the stock tier's guest has ended,
 # beside prove-tier only: there a file that uses both vCPUs (the fuzzer's
 # processes: 201 s of CPU in 115 s) keeps the host's CPUs busy, where
 # fail-nth last left one idle for three minutes.
-debug_core="kunit.sh module.sh objects.sh failnth.sh objects_life.sh datapath.sh mw.sh xrc.sh wire_capture.sh wire_xrc.sh rdma_cm.sh fuzz.sh"
+debug_core="kunit.sh module.sh objects.sh failnth.sh objects_life.sh datapath.sh mw.sh xrc.sh wire_capture.sh wire_xrc.sh rdma_cm.sh nvmeof.sh fuzz.sh"
 # SOFTHCA_FULL=1 (make check-full): every file but those never there
 # (below; a new file runs there unless named), so it adds what the files
 # above share their paths with (link.sh, port.sh and cycles.sh: device add and
@@ -38,8 +41,7 @@ debug_core="kunit.sh module.sh objects.sh failnth.sh objects_life.sh datapath.sh
 # wire files clean there in their runs: wire_uc.sh (21 points, 536 s)
 # and rdma_cm_wire.sh (16, 253 s).  Never there: wire_rc.sh (unscaled,
 # too slow under KASAN and TCG; its atomic points ran clean there),
-# wire_bulk.sh (a GiB checked: wire_rc.sh's rough points at scale) and
-# nvmeof.sh (its connect, disconnect and reconnect were clean there);
+# wire_bulk.sh (a GiB checked: wire_rc.sh's rough points at scale);
 # nfsrdma.sh (the debug kernel's configuration has no NFS);
 # dropin.sh and perftest.sh (Debian's programs through the drop-in
 # library: their kernel paths are datapath.sh's and xrc.sh's); the
@@ -49,7 +51,7 @@ debug_core="kunit.sh module.sh objects.sh failnth.sh objects_life.sh datapath.sh
 debug_full=
 for f in $all; do
 	case $f in
-	wire_rc.sh|wire_bulk.sh|nvmeof.sh|nfsrdma.sh|dropin.sh|perftest.sh|kill.sh|perf.sh) ;;
+	wire_rc.sh|wire_bulk.sh|nfsrdma.sh|dropin.sh|perftest.sh|kill.sh|perf.sh) ;;
 	*) debug_full="$debug_full $f" ;;
 	esac
 done
