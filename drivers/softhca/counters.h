@@ -110,7 +110,7 @@ enum softhca_counter {
 	SOFTHCA_CNT_RX_ACKS_AT_ONCE,
 	/*
 	 * RC: READ answers ended before their last response: the fast-reg
-	 * MR's key was invalidated meanwhile (wire_rc_resp.c)
+	 * MR's key or the window was invalidated meanwhile (wire_rc_resp.c)
 	 */
 	SOFTHCA_CNT_TX_READ_REVOKED,
 	SOFTHCA_CNT_NUM

@@ -284,6 +284,12 @@ u8 softhca_mw_bind(struct softhca_qp *qp, const struct softhca_send_wqe *w);
 struct softhca_mr *softhca_mw_rkey_get(struct softhca_dev *sdev, u32 key,
 				       struct ib_pd *pd, u32 qpn, int access,
 				       u64 addr, u64 len);
+bool softhca_mw_still(const struct softhca_mw *mw, u32 key,
+		      const struct softhca_mr *mr, u32 qpn, int access,
+		      u64 addr, u64 len);
+bool softhca_mw_recheck(struct softhca_dev *sdev, u32 key,
+			const struct softhca_mr *mr, u32 qpn, int access,
+			u64 addr, u64 len);
 int softhca_key_invalidate(struct softhca_dev *sdev, struct ib_pd *pd,
 			   u32 qpn, bool remote, u32 key);
 void softhca_mw_qp_gone(struct softhca_qp *qp);

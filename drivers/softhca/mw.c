@@ -259,6 +259,61 @@ struct softhca_mr *softhca_mw_rkey_get(struct softhca_dev *sdev, u32 key,
 }
 
 /**
+ * softhca_mw_still - does a window still allow an access it allowed?
+ * @mw: the window (binding read under the lock of sdev->mrs)
+ * @key: the rkey the access was checked under
+ * @mr: the MR the check found behind it
+ * @qpn: as for softhca_mw_allows()
+ * @access: likewise
+ * @addr: likewise
+ * @len: likewise
+ *
+ * Pure, like softhca_mw_allows().  No PD is named: a binding's MR has
+ * the window's PD (softhca_mw_bind_check()), which the first check
+ * compared with the QP's.
+ */
+bool softhca_mw_still(const struct softhca_mw *mw, u32 key,
+		      const struct softhca_mr *mr, u32 qpn, int access,
+		      u64 addr, u64 len)
+{
+	return mw->mr == mr &&
+	       softhca_mw_allows(mw, key, mr->ibmr.pd, qpn, access, addr, len);
+}
+
+/**
+ * softhca_mw_recheck - check again a window key checked some time ago
+ * @sdev: the device of the key
+ * @key: a window key (softhca_key_is_mw()) an access was checked under
+ * @mr: the MR softhca_mw_rkey_get() returned for it (still referenced)
+ * @qpn: as for softhca_mw_rkey_get()
+ * @access: likewise
+ * @addr: likewise
+ * @len: likewise
+ *
+ * For a READ answered over time: wire_rc_resp.c checks before each
+ * batch, so a window invalidated, unbound, moved or bound again since
+ * ends the answer, as rxe checks before it goes on with one.  Unlike a
+ * fast-reg MR's key (softhca_fr_read_lock()) nothing holds the binding
+ * while the batch is copied: the memory stays the window's MR's
+ * whatever happens to the window, so this only narrows the race the
+ * IBA leaves to the consumer to one batch.
+ * Context: any; takes the lock of sdev->mrs.
+ */
+bool softhca_mw_recheck(struct softhca_dev *sdev, u32 key,
+			const struct softhca_mr *mr, u32 qpn, int access,
+			u64 addr, u64 len)
+{
+	struct softhca_mw *mw;
+	bool ok;
+
+	xa_lock_bh(&sdev->mrs);
+	mw = xa_load(&sdev->mws, key >> 8);
+	ok = mw && softhca_mw_still(mw, key, mr, qpn, access, addr, len);
+	xa_unlock_bh(&sdev->mrs);
+	return ok;
+}
+
+/**
  * softhca_mw_qp_gone - invalidate the type 2B windows bound to a QP
  * @qp: a QP being destroyed, which the engine no longer runs (so it
  *	binds nothing more)

@@ -2,7 +2,8 @@
 /*
  * KUnit: the pure rules of memory windows (mw.c): what a bind may do
  * (softhca_mw_bind_check()) and what a remote access through a window's
- * key may do (softhca_mw_allows()).  The device paths around them are
+ * key may do (softhca_mw_allows()), and again for a READ answered over
+ * time (softhca_mw_still()).  The device paths around them are
  * exercised from user space (selftests/mw.c).
  */
 #include <kunit/test.h>
@@ -184,6 +185,59 @@ static void mw_remote_access(struct kunit *test)
 						   a, 8));
 }
 
+/* The READ of mw_still_after_check(): 0x200 B from the window's start. */
+static bool still(const struct mw_env *e, u32 key)
+{
+	return softhca_mw_still(&e->mw, key, &e->mr, 7, IB_ACCESS_REMOTE_READ,
+				MR_IOVA + 0x100, 0x200);
+}
+
+/* A type 2B window bound as mw_env_bound() does, for remote read. */
+static void mw_env_read(struct mw_env *e)
+{
+	mw_env_bound(e, IB_MW_TYPE_2);
+	e->mw.access = IB_ACCESS_REMOTE_READ;
+}
+
+/*
+ * A READ answered over time checks its window again before each batch
+ * (softhca_mw_still(), wire_rc_resp.c): what still allows it, and each
+ * change of the binding since the first check that must end it.
+ */
+static void mw_still_after_check(struct kunit *test)
+{
+	struct softhca_mr other;
+	struct mw_env e;
+	u32 k;
+
+	mw_env_read(&e);
+	k = e.mw.key;
+	KUNIT_EXPECT_TRUE(test, still(&e, k));
+	/* Bound again under the same key to another MR of the PD. */
+	other = e.mr;
+	e.mw.mr = &other;
+	KUNIT_EXPECT_FALSE(test, still(&e, k));
+	/* Moved off part of the range, the same MR and key. */
+	e.mw.mr = &e.mr;
+	e.mw.addr += 0x100;
+	e.mw.length -= 0x100;
+	KUNIT_EXPECT_FALSE(test, still(&e, k));
+	/* Bound under another key (ibv_inc_rkey()), or invalidated. */
+	mw_env_read(&e);
+	e.mw.key = (MW_INDEX << 8) | 0x43;
+	KUNIT_EXPECT_FALSE(test, still(&e, k));
+	e.mw.key = 0;
+	e.mw.mr = NULL;
+	KUNIT_EXPECT_FALSE(test, still(&e, k));
+	/* Bound again to another QP, or without remote read. */
+	mw_env_read(&e);
+	e.mw.qpn = 8;
+	KUNIT_EXPECT_FALSE(test, still(&e, k));
+	e.mw.qpn = 7;
+	e.mw.access = IB_ACCESS_REMOTE_WRITE;
+	KUNIT_EXPECT_FALSE(test, still(&e, k));
+}
+
 static void mw_key_space(struct kunit *test)
 {
 	KUNIT_EXPECT_FALSE(test, softhca_key_is_mw((SOFTHCA_MR_INDEX_MAX << 8) |
@@ -197,6 +251,7 @@ static struct kunit_case softhca_mw_cases[] = {
 	KUNIT_CASE(mw_bind_rules),
 	KUNIT_CASE(mw_bind_type2),
 	KUNIT_CASE(mw_remote_access),
+	KUNIT_CASE(mw_still_after_check),
 	KUNIT_CASE(mw_key_space),
 	{}
 };

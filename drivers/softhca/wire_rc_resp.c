@@ -198,14 +198,15 @@ static void softhca_rc_read_pkts(struct softhca_dev *sdev,
 
 /*
  * The responses to a READ: @max more of its @r->rd_npkts packets from
- * @r->psn, which let go of the MR with the last.  A fast-reg MR's key
- * is checked again first and held valid while they are copied
- * (fastreg.c): one invalidated since the request was checked ends the
- * answer here, the rest unsent (tx_read_revoked).  Only a requester
- * that sent the READ again (the invalidating SEND_WITH_INV came behind
- * it) or one that raced its own invalidation sees that: the first
- * wanted nothing more, the second times out and sends the READ again,
- * which the check of the key NAKs.
+ * @r->psn, which let go of the MR with the last.  The R_Key is checked
+ * again first: a fast-reg MR's key is also held valid while they are
+ * copied (fastreg.c), a window's is only checked (mw.c: the memory
+ * stays its MR's).  A key invalidated (or a window moved) since the
+ * request was checked ends the answer here, the rest unsent
+ * (tx_read_revoked).  Only a requester that sent the READ again (the
+ * invalidating SEND_WITH_INV came behind it) or one that raced its own
+ * invalidation sees that: the first wanted nothing more, the second
+ * times out and sends the READ again, which the check of the key NAKs.
  * Return: true once the last is sent (or the answer ended).
  * Context: BHs off, no lock held.
  */
@@ -223,12 +224,17 @@ static bool softhca_rc_send_read(struct softhca_dev *sdev,
 		if (ok)
 			softhca_rc_read_pkts(sdev, qp, r, end);
 		softhca_fr_read_unlock(mr);
-		if (!ok) {
-			softhca_count(sdev, SOFTHCA_CNT_TX_READ_REVOKED);
-			end = r->rd_npkts;
-		}
 	} else {
-		softhca_rc_read_pkts(sdev, qp, r, end);
+		ok = !mr || !softhca_key_is_mw(r->rd_key) ||
+		     softhca_mw_recheck(sdev, r->rd_key, mr, qp->ibqp.qp_num,
+					IB_ACCESS_REMOTE_READ, r->rd_va,
+					r->rd_len);
+		if (ok)
+			softhca_rc_read_pkts(sdev, qp, r, end);
+	}
+	if (!ok) {
+		softhca_count(sdev, SOFTHCA_CNT_TX_READ_REVOKED);
+		end = r->rd_npkts;
 	}
 	r->rd_sent = end;
 	if (end < r->rd_npkts)
