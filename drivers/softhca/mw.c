@@ -38,7 +38,9 @@
  * MR a binding points to outlives the binding.  As for fast-reg MRs
  * (fastreg.c), an access that took its reference before an
  * invalidation may finish after it: the IBA leaves that race to the
- * consumer; the memory stays the MR's.
+ * consumer; the memory stays the MR's.  A READ answered over time on
+ * the wire looks again before each batch (softhca_mw_recheck()), so
+ * only the batch under way finishes.
  */
 #include <linux/overflow.h>
 #include <rdma/ib_verbs.h>
