@@ -56,9 +56,9 @@
  * moved and nothing in, twice the smoothed time to a first response
  * after it was sent (rd_srtt, from first transmissions only: Karn's
  * rule), or that plus four deviations when the times vary more
- * (softhca_wire_rd_probe_wait()): the READ goes again as a probe (read_probes; a probe after one
- * window alone sent four for each READ REQUEST lost on the rough wire,
- * whose round trip is 4 ms).  An early resend without progress (the
+ * (softhca_wire_rd_probe_wait()): the READ goes again as a probe
+ * (read_probes; a probe after one window alone sent four for each READ
+ * REQUEST lost on the rough wire, whose round trip is 4 ms).  An early resend without progress (the
  * probe, or a first response missing) goes once, no retry (msg->probe);
  * then only the local ACK timeout sends the READ again, a retry each
  * time, until a response is taken in order, so the timeout and
