@@ -56,6 +56,11 @@ enum softhca_counter {
 	 * early (no retry), not at the local ACK timeout
 	 */
 	SOFTHCA_CNT_READ_PROBES,
+	/*
+	 * RC: what was in flight sent again once early (no retry) when its
+	 * answer was a probe timeout late (wire_tail.c)
+	 */
+	SOFTHCA_CNT_TAIL_PROBES,
 	SOFTHCA_CNT_TX_ATOMICS,		/* RC: atomic requests sent (first time) */
 	SOFTHCA_CNT_RX_ATOMICS,		/* RC: atomic requests carried out */
 	SOFTHCA_CNT_RX_DUP_ATOMICS,	/* RC: duplicates answered from a saved

@@ -96,8 +96,9 @@ enum softhca_ack {
  *	its start the responder took, whatever the answer
  * @acked: out: with SOFTHCA_RNR or SOFTHCA_RESEND (RC on the wire), the
  *	bytes at the chunk's start the responder took: done, not sent again
- * @probe: out: with SOFTHCA_RESEND, a READ nothing answered goes again
- *	early as a probe (wire_read.c): no retry of retry_cnt
+ * @probe: out: with SOFTHCA_RESEND, what is in flight goes again early
+ *	as a probe (a READ nothing answered, wire_read.c; an answer a probe
+ *	timeout late, wire_tail.c): no retry of retry_cnt
  * @peer_err: out: the responder's QP must move to ERR with this event
  *	(0: no); the requester does it once it dropped its own locks
  */
@@ -164,6 +165,15 @@ struct softhca_msg {
  *	an answer; or, while that packet is still in the transmit batch,
  *	the batch asks when it goes.  Context: as @send.
  *
+ * @tail_wait: optional, with @tail: how long what was just sent (or
+ *	what is in flight, grown) waits for its answer before a tail probe,
+ *	in ns; 0: no probe, the local ACK timeout alone.  Context: as @send.
+ *
+ * @tail: the wait @tail_wait gave ran out unanswered: what is in flight
+ *	goes again, recorded as @send's next answer (SOFTHCA_RESEND, with
+ *	@msg->probe).  Return: false when it does not (then the requester
+ *	waits the local ACK timeout).  Context: as @send.
+ *
  * softhca_dest_get() picks the transport per destination, so the
  * requester never asks where its peer is.
  */
@@ -179,6 +189,8 @@ struct softhca_transport {
 	bool (*quiet)(struct softhca_qp *qp);
 	void (*probe)(struct softhca_qp *qp, struct softhca_dest *dest,
 		      struct softhca_msg *msg);
+	u64 (*tail_wait)(struct softhca_qp *qp);
+	bool (*tail)(struct softhca_qp *qp);
 };
 
 extern const struct softhca_transport softhca_loopback;
@@ -458,6 +470,7 @@ struct softhca_engine_params {
 	unsigned int tx_batch;	/* packets per GSO skb (net_batch.c), 1: none */
 	unsigned int quiet_us;	/* a quiet train's wait for more (wire_rc.c) */
 	unsigned int reorder_us; /* a READ's responses stalled (wire_read.c) */
+	unsigned int tail_us;	/* a tail probe's least wait (wire_tail.c) */
 };
 
 extern struct softhca_engine_params softhca_engine;

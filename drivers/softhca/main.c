@@ -42,6 +42,7 @@ struct softhca_engine_params softhca_engine = {
 	.tx_batch = 64,
 	.quiet_us = 100,
 	.reorder_us = 4000,
+	.tail_us = 1000,
 };
 
 /*
@@ -161,6 +162,10 @@ static struct softhca_limit_param softhca_lp_reorder_us = {
 	.val = &softhca_engine.reorder_us, .min = 0, .max = 1000000,
 };
 
+static struct softhca_limit_param softhca_lp_tail_us = {
+	.val = &softhca_engine.tail_us, .min = 0, .max = 1000000,
+};
+
 static struct softhca_limit_param softhca_lp_tx_batch = {
 	.val = &softhca_engine.tx_batch, .min = 1, .max = 64,
 };
@@ -185,6 +190,8 @@ module_param_cb(ack_quiet_us, &softhca_limit_ops, &softhca_lp_quiet_us, 0644);
 MODULE_PARM_DESC(ack_quiet_us, "RC on the wire: an unsignaled SEND or WRITE asks for no ACK, and what is posted behind it within this many microseconds joins it before its ACK is asked for (0..1000000; 0: every message asks; default 100, see Documentation/wire.rst)");
 module_param_cb(read_reorder_us, &softhca_limit_ops, &softhca_lp_reorder_us, 0644);
 MODULE_PARM_DESC(read_reorder_us, "RC on the wire: an RDMA READ whose responses stopped coming for this many microseconds (half the local ACK timeout at most) with some missing is asked again for the rest without waiting out the timeout (0..1000000; 0: only the timeout; default 4000, see Documentation/wire.rst)");
+module_param_cb(tail_probe_us, &softhca_limit_ops, &softhca_lp_tail_us, 0644);
+MODULE_PARM_DESC(tail_probe_us, "RC on the wire: what is in flight and unanswered for twice the smoothed round trip (or it plus four deviations), and at least this many microseconds, goes again once as a probe without waiting out the local ACK timeout (0..1000000; 0: only the timeout; default 1000, see Documentation/wire.rst)");
 
 module_param_cb(max_pd, &softhca_limit_ops, &softhca_lp_max_pd, 0444);
 MODULE_PARM_DESC(max_pd, "protection domains (and XRC domains) per device, default 65536 (1..16777216)");

@@ -328,6 +328,7 @@ static void softhca_req_wait(struct softhca_qp *qp, u64 wait_ns)
 	lockdep_assert_held(&qp->sq.lock);
 	qp->req.retry_wait = true;
 	WRITE_ONCE(qp->req.quiet_wait, false);
+	qp->req.tail_wait = false;
 	WRITE_ONCE(qp->req.answer_wait, false);
 	WRITE_ONCE(qp->req.retry_until, until);
 	if (!softhca_engine_watches(qp))
@@ -380,19 +381,44 @@ static void softhca_req_no_answer(struct softhca_qp *qp,
 /*
  * Wait for the answer to what is in flight, the local ACK timeout at
  * most; ack_quiet_us at most when it ends in a quiet message (wire_rc.c),
- * which asks for no answer: then the train asks (softhca_req_train_ask()).
+ * which asks for no answer: then the train asks (softhca_req_train_ask());
+ * else the transport's probe timeout at most when it gives one
+ * (wire_tail.c): then what is in flight goes again (softhca_req_tail()).
  */
 void softhca_req_ack_wait(struct softhca_qp *qp, const struct softhca_dest *dest)
 {
-	u64 ns = softhca_ack_timeout_ns(qp->attr.timeout);
+	u64 ns = softhca_ack_timeout_ns(qp->attr.timeout), pto = 0;
 	bool quiet = softhca_req_quiet(qp, dest);
 
 	if (quiet)
 		ns = min_t(u64, ns, (u64)READ_ONCE(softhca_engine.quiet_us) *
 				    NSEC_PER_USEC);
-	softhca_req_wait(qp, ns);
+	else if (dest->tp->tail_wait)
+		pto = dest->tp->tail_wait(qp);
+	if (pto >= ns)
+		pto = 0;	/* the timeout comes first */
+	softhca_req_wait(qp, pto ?: ns);
 	WRITE_ONCE(qp->req.quiet_wait, quiet);
+	qp->req.tail_wait = pto != 0;
 	WRITE_ONCE(qp->req.answer_wait, true);
+}
+
+/*
+ * The probe timeout ran out with no answer (softhca_req_ack_wait()):
+ * what is in flight goes again on the next step, as a probe; or, when the
+ * transport sends no probe after all, the wait goes on, the local ACK
+ * timeout's.  Return: 1 (a step).
+ */
+static int softhca_req_tail(struct softhca_qp *qp, struct softhca_req_out *out)
+{
+	struct softhca_dest *dest = &out->cache->dest;
+
+	qp->req.tail_wait = false;
+	if (softhca_dest_get(qp, qp->req.wqe, dest))
+		return 1;	/* the wait is over: the next step sends */
+	if (!dest->tp->tail(qp) && !READ_ONCE(qp->wire.ack_ready))
+		softhca_req_ack_wait(qp, dest);
+	return 1;
 }
 
 /*
@@ -663,6 +689,10 @@ static int softhca_req_steps(struct softhca_qp *qp, u32 budget,
 				 */
 				steps = softhca_req_train_late(qp, out);
 				work += steps ?: softhca_req_train_ask(qp, out);
+				continue;
+			}
+			if (qp->req.tail_wait && !READ_ONCE(qp->wire.ack_ready)) {
+				work += softhca_req_tail(qp, out);
 				continue;
 			}
 			qp->req.retry_wait = false;

@@ -650,7 +650,9 @@ int softhca_req_train_settle(struct softhca_qp *qp, enum softhca_ack ack,
 		qp->req.retry_left = qp->attr.retry_cnt;
 	switch (ack) {
 	case SOFTHCA_RESEND:
-		return progress ? steps : softhca_req_resend(qp, out);
+		/* A probe is no retry (msg->probe). */
+		return progress || msg->probe ? steps :
+		       softhca_req_resend(qp, out);
 	case SOFTHCA_RNR:
 		softhca_req_rnr(qp, msg->rnr_timer, out);
 		return 0;

@@ -418,6 +418,9 @@ struct softhca_req_car {
  * @quiet_wait: the retry wait is a quiet train's (req_train.c): when it
  *	ends unanswered the train asks for its answer (a probe) instead of
  *	going again; read without the lock by the engine
+ * @tail_wait: the retry wait ends a probe timeout after what is in
+ *	flight went (wire_tail.c): when it ends unanswered what is in
+ *	flight goes again as a tail probe, no retry
  * @answer_wait: the retry wait is for the answer to what is in flight
  *	(softhca_req_ack_wait(), quiet or not), not an RNR or timeout
  *	pause: the poller keeps watching the QP while it is idle for less
@@ -451,6 +454,7 @@ struct softhca_req {
 	bool train_open;
 	bool train_full;
 	bool quiet_wait;
+	bool tail_wait;
 	bool answer_wait;
 };
 
@@ -479,6 +483,16 @@ struct softhca_resp {
 	u32 srqn;
 	u32 owner_dev;
 	u32 owner_qpn;
+};
+
+/**
+ * struct softhca_rtt - a smoothed round trip (wire_tail.c)
+ * @srtt: the smoothed time, in ns (0: none measured yet)
+ * @var: the smoothed deviation of the times from @srtt, in ns
+ */
+struct softhca_rtt {
+	u64 srtt;
+	u64 var;
 };
 
 /**
@@ -563,13 +577,21 @@ struct softhca_resp {
  *	at @rd_sent (ack_lock)
  * @rd_sample: ... and it is a first transmission: the time to its first
  *	response goes into @rd_srtt (ack_lock)
- * @rd_srtt: the smoothed time from a watched READ's sending to its first
- *	response, in ns (ack_lock): a probe waits twice that at least
- * @rd_rttvar: the smoothed deviation of those times from @rd_srtt, in ns
- *	(ack_lock): a probe waits @rd_srtt plus four times that at least
+ * @rd_rtt: the smoothed time from a watched READ's sending to its first
+ *	response and its deviation (ack_lock): a probe waits twice the
+ *	first, or it plus four times the second, at least
  * @rd_probed: a READ nothing answered went again early, and no response
  *	came since: the next waits the local ACK timeout (ack_lock)
  * @rd_probe: the resend recorded is such a probe (ack_lock)
+ * @ack_rtt: the smoothed time from the sending of a packet that asked
+ *	(AckReq) to its answer, and its deviation (wire_tail.c; ack_lock)
+ * @ack_sent: when the last packet in flight that asked went
+ *	(local_clock()), while @ack_timed (ack_lock)
+ * @ack_timed: the answer to the range in flight goes into @ack_rtt: its
+ *	last packet asked and went for the first time (ack_lock)
+ * @tail_probe: the resend recorded is a tail probe (ack_lock)
+ * @tail_probes: tail probes sent since the requester last took an
+ *	answer: each waits twice as long as the one before (sq.lock)
  * @txb: the requester's packets not yet sent (net_batch.c): empty
  *	whenever sq.lock is free (sq.lock)
  * @route: the route its packets took last, requests and answers alike
@@ -628,10 +650,14 @@ struct softhca_wire_qp {
 	bool rd_timed;
 	bool rd_sample;
 	ktime_t rd_sent;
-	u64 rd_srtt;
-	u64 rd_rttvar;
+	struct softhca_rtt rd_rtt;
 	bool rd_probed;
 	bool rd_probe;
+	struct softhca_rtt ack_rtt;
+	u64 ack_sent;
+	bool ack_timed;
+	bool tail_probe;
+	u8 tail_probes;
 	spinlock_t tx_lock;	/* see above */
 	struct list_head tx_jobs;
 	struct work_struct tx_work;

@@ -172,6 +172,8 @@ const struct softhca_transport softhca_wire = {
 	.slide = softhca_wire_rc_slide,
 	.quiet = softhca_wire_rc_quiet,
 	.probe = softhca_wire_rc_probe,
+	.tail_wait = softhca_wire_tail_wait,
+	.tail = softhca_wire_tail,
 };
 
 /* The packet's IP addresses as GIDs (IPv4: IPv4-mapped). */

@@ -155,6 +155,16 @@ struct softhca_qp *softhca_wire_rc_answered(struct softhca_dev *sdev,
 					    struct sk_buff *skb,
 					    const struct softhca_roce_pkt *pkt);
 
+/* wire_tail.c */
+void softhca_rtt_fold(struct softhca_rtt *r, u64 rtt);
+u64 softhca_rtt_wait(const struct softhca_rtt *r);
+void softhca_wire_tail_sent(struct softhca_wire_qp *w, bool timed);
+void softhca_wire_tail_answer(struct softhca_wire_qp *w,
+			      enum softhca_rc_answer a);
+u64 softhca_wire_tail_pto(const struct softhca_rtt *r, u64 floor);
+u64 softhca_wire_tail_wait(struct softhca_qp *qp);
+bool softhca_wire_tail(struct softhca_qp *qp);
+
 /* wire_read.c */
 /*
  * The payload a READ RESPONSE skb carries, and its PSN (set when it is
@@ -192,7 +202,6 @@ bool softhca_wire_rd_watch(struct softhca_wire_qp *w,
 enum softhca_rd_look softhca_wire_rd_look(struct softhca_wire_qp *w,
 					  bool early);
 void softhca_wire_rd_arm(struct softhca_qp *qp);
-void softhca_wire_rd_rtt_fold(struct softhca_wire_qp *w, u64 rtt);
 u64 softhca_wire_rd_probe_wait(const struct softhca_wire_qp *w);
 void softhca_wire_rd_sent(struct softhca_qp *qp, bool first);
 u32 softhca_wire_rd_take(struct softhca_wire_qp *w, enum softhca_ack ack,

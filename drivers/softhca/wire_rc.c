@@ -129,8 +129,11 @@ void softhca_wire_rc_modify(struct softhca_qp *qp,
 	w->rd_watch = false;
 	w->rd_probed = false;
 	w->rd_probe = false;
-	w->rd_srtt = 0;
-	w->rd_rttvar = 0;
+	w->rd_rtt = (struct softhca_rtt){};
+	w->ack_rtt = (struct softhca_rtt){};
+	w->ack_timed = false;
+	w->tail_probe = false;
+	w->tail_probes = 0;
 	__skb_queue_purge(&w->rd_q);
 	__skb_queue_purge(&w->rd_ooo);
 	spin_unlock(&w->ack_lock);
@@ -164,6 +167,9 @@ static enum softhca_ack softhca_wire_rc_take(struct softhca_qp *qp,
 		msg->rnr_timer = w->ack_rnr;
 		if (ack == SOFTHCA_ACK && w->ack_atomic)
 			msg->atomic_orig = w->atm_orig;
+		/* An answer, not a probe of ours: the next may probe. */
+		if (!w->tail_probe)
+			w->tail_probes = 0;
 	} else {
 		softhca_count(sdev, SOFTHCA_CNT_ACK_TIMEOUTS);
 	}
@@ -192,6 +198,9 @@ static enum softhca_ack softhca_wire_rc_take(struct softhca_qp *qp,
 		msg->acked = acked * w->mtu;
 		w->resend = true;
 	}
+	/* A tail probe goes again as a READ probe does: no retry. */
+	msg->probe |= w->tail_probe;
+	w->tail_probe = false;
 	/* What comes next starts where the responder stands. */
 	if (ack != SOFTHCA_ACK)
 		w->sq_psn = softhca_psn_add(w->ack_first, acked);
@@ -369,7 +378,7 @@ enum softhca_ack softhca_wire_send_rc(struct softhca_qp *qp,
 	struct softhca_wire_qp *w = &qp->wire;
 	struct sk_buff_head q;
 	enum softhca_ack ack;
-	bool again;
+	bool again, asks;
 	u32 npkts;
 
 	if (!w->mtu)
@@ -395,6 +404,7 @@ enum softhca_ack softhca_wire_send_rc(struct softhca_qp *qp,
 		softhca_wire_rd_copy(&q, msg);
 		return ack;
 	}
+	again = w->resend;
 	/* In flight before the first packet leaves: its ACK may be quick. */
 	w->ack_first = w->sq_psn;
 	w->ack_next = softhca_psn_add(w->sq_psn, npkts);
@@ -405,12 +415,18 @@ enum softhca_ack softhca_wire_send_rc(struct softhca_qp *qp,
 	w->ack_read = read;
 	w->ack_atomic = atomic;
 	if (softhca_wire_rd_begin(w, read, msg->len))
-		softhca_wire_rd_sent(qp, !w->resend);
+		softhca_wire_rd_sent(qp, !again);
+	/*
+	 * A READ or an atomic is answered whatever AckReq says.  The time
+	 * to the answer is a round trip for a first transmission (a READ's
+	 * is not: its responses may take long; wire_read.c times its first).
+	 */
+	asks = read || atomic || softhca_wire_rc_asks(qp, msg, again);
+	softhca_wire_tail_sent(w, asks && !again && !read);
 	WRITE_ONCE(w->ack_ready, false);
 	spin_unlock(&w->ack_lock);
 
-	again = w->resend;
-	if (w->resend) {
+	if (again) {
 		softhca_count_add(sdev, SOFTHCA_CNT_TX_RETRANSMITS,
 				  read ? 1 : npkts);
 		w->resend = false;
@@ -427,8 +443,7 @@ enum softhca_ack softhca_wire_send_rc(struct softhca_qp *qp,
 	else if (atomic)
 		softhca_wire_send_atomic(qp, dest, msg);
 	else
-		softhca_wire_send_pkts(qp, dest, msg,
-				       softhca_wire_rc_asks(qp, msg, again));
+		softhca_wire_send_pkts(qp, dest, msg, asks);
 	return SOFTHCA_PENDING;
 }
 
@@ -452,7 +467,7 @@ bool softhca_wire_rc_append(struct softhca_qp *qp, struct softhca_dest *dest,
 {
 	struct softhca_wire_qp *w = &qp->wire;
 	u32 npkts = softhca_seq_npkts(msg->len, w->mtu);
-	bool ok;
+	bool ok, asks = false;
 
 	if (softhca_seq_opcode(softhca_wire_tp(qp->ibqp.qp_type), msg->opcode,
 			       true, true) < 0)
@@ -463,11 +478,12 @@ bool softhca_wire_rc_append(struct softhca_qp *qp, struct softhca_dest *dest,
 	if (ok) {
 		w->ack_next = softhca_psn_add(w->ack_next, npkts);
 		w->ack_cars++;
+		asks = softhca_wire_rc_asks(qp, msg, false);
+		softhca_wire_tail_sent(w, asks);
 	}
 	spin_unlock(&w->ack_lock);
 	if (ok)
-		softhca_wire_send_pkts(qp, dest, msg,
-				       softhca_wire_rc_asks(qp, msg, false));
+		softhca_wire_send_pkts(qp, dest, msg, asks);
 	return ok;
 }
 
@@ -518,6 +534,8 @@ void softhca_wire_rc_slide(struct softhca_qp *qp, u32 pkts, u32 msgs)
 		w->ack_cars -= msgs;
 	}
 	spin_unlock(&w->ack_lock);
+	/* Partial ACKs are answers: the rest is probed afresh. */
+	w->tail_probes = 0;
 }
 
 /*
@@ -664,6 +682,7 @@ void softhca_wire_rcv_ack(struct softhca_dev *sdev, struct sk_buff *skb,
 		if (w->ack_cars && a >= SOFTHCA_RC_ANS_INV)
 			w->ack_pkts = max(w->ack_pkts,
 					  softhca_psn_sub(psn, w->ack_first));
+		softhca_wire_tail_answer(w, a);
 	}
 	if (a != SOFTHCA_RC_ANS_STALE) {
 		/* Packets behind the one refused draw a sequence NAK. */
@@ -702,6 +721,7 @@ void softhca_wire_rc_answer(struct softhca_wire_qp *w, enum softhca_ack ack,
 {
 	w->ack_answer = ack;
 	w->ack_rnr = rnr;
+	w->tail_probe = false;	/* a tail probe's record sets it after */
 	/* Pairs with the engine's lockless look. */
 	WRITE_ONCE(w->ack_ready, true);
 }

@@ -54,7 +54,7 @@
  * stopped short of the last: SOFTHCA_RESEND, as above (read_stalls).  A
  * resend with progress in the transmission is no retry (req.c).  Not
  * moved and nothing in, twice the smoothed time to a first response
- * after it was sent (rd_srtt, from first transmissions only: Karn's
+ * after it was sent (rd_rtt, from first transmissions only: Karn's
  * rule), or that plus four deviations when the times vary more
  * (softhca_wire_rd_probe_wait()): the READ goes again as a probe
  * (read_probes; a probe after one window alone sent four for each READ
@@ -346,7 +346,7 @@ bool softhca_wire_rd_watch(struct softhca_wire_qp *w,
  * softhca_wire_rd_look - the reorder timer looks at the READ it watches
  * @w: the QP's wire state
  * @early: too early for a probe: the READ went less than twice the
- *	smoothed time to its first response ago (rd_srtt)
+ *	smoothed time to its first response ago (rd_rtt)
  *
  * An early resend without progress in the transmission (nothing came, or
  * its first response is missing: lost, or late behind what the responder
@@ -400,7 +400,7 @@ static u64 softhca_wire_rd_window(const struct softhca_qp *qp)
 
 	if (!ns)
 		return 0;
-	ns = max(ns, qp->wire.rd_srtt);
+	ns = max(ns, qp->wire.rd_rtt.srtt);
 	return min(ns, softhca_ack_timeout_ns(READ_ONCE(qp->attr.timeout)) / 2);
 }
 
@@ -451,33 +451,12 @@ void softhca_wire_rd_sent(struct softhca_qp *qp, bool first)
 	softhca_wire_rd_due(qp, now);
 }
 
-/**
- * softhca_wire_rd_rtt_fold - a READ's time to its first response, in ns
- * @w: the QP's wire state
- * @rtt: the time
- *
- * Folded into rd_srtt and its deviation into rd_rttvar (gains 1/8 and
- * 1/4, as TCP's SRTT and RTTVAR, RFC 6298).  Context: ack_lock held.
- */
-void softhca_wire_rd_rtt_fold(struct softhca_wire_qp *w, u64 rtt)
-{
-	u64 dev;
-
-	if (!w->rd_srtt) {
-		w->rd_srtt = rtt;
-		w->rd_rttvar = rtt / 2;
-		return;
-	}
-	dev = rtt > w->rd_srtt ? rtt - w->rd_srtt : w->rd_srtt - rtt;
-	w->rd_rttvar = w->rd_rttvar - w->rd_rttvar / 4 + dev / 4;
-	w->rd_srtt = w->rd_srtt - w->rd_srtt / 8 + rtt / 8;
-}
-
 /* The first response of the READ timed from its sending came. */
 static void softhca_wire_rd_rtt(struct softhca_wire_qp *w)
 {
-	softhca_wire_rd_rtt_fold(w, ktime_to_ns(ktime_sub(ktime_get(),
-							  w->rd_sent)));
+	u64 rtt = ktime_to_ns(ktime_sub(ktime_get(), w->rd_sent));
+
+	softhca_rtt_fold(&w->rd_rtt, rtt);
 }
 
 /**
@@ -494,7 +473,7 @@ static void softhca_wire_rd_rtt(struct softhca_wire_qp *w)
  */
 u64 softhca_wire_rd_probe_wait(const struct softhca_wire_qp *w)
 {
-	return max(2 * w->rd_srtt, w->rd_srtt + 4 * w->rd_rttvar);
+	return softhca_rtt_wait(&w->rd_rtt);
 }
 
 /**

@@ -467,28 +467,28 @@ static void rd_probe_wait(struct kunit *test)
 	u64 wait;
 	int i;
 
-	softhca_wire_rd_rtt_fold(&w, ms);
-	KUNIT_EXPECT_EQ(test, w.rd_srtt, ms);
+	softhca_rtt_fold(&w.rd_rtt, ms);
+	KUNIT_EXPECT_EQ(test, w.rd_rtt.srtt, ms);
 	/* The first sample's deviation is half of it: 1 + 4 * 0.5 ms. */
 	KUNIT_EXPECT_EQ(test, softhca_wire_rd_probe_wait(&w), 3 * ms);
 	for (i = 0; i < 40; i++)
-		softhca_wire_rd_rtt_fold(&w, ms);
-	KUNIT_EXPECT_EQ(test, w.rd_srtt, ms);
+		softhca_rtt_fold(&w.rd_rtt, ms);
+	KUNIT_EXPECT_EQ(test, w.rd_rtt.srtt, ms);
 	KUNIT_EXPECT_EQ(test, softhca_wire_rd_probe_wait(&w), 2 * ms);
 	/*
 	 * One answer after 9 ms: srtt 2 ms, the deviation a quarter of 8 ms
 	 * (plus what is left of the first one's): a wait of 10 ms, not 4.
 	 */
-	softhca_wire_rd_rtt_fold(&w, 9 * ms);
-	KUNIT_EXPECT_EQ(test, w.rd_srtt, 2 * ms);
+	softhca_rtt_fold(&w.rd_rtt, 9 * ms);
+	KUNIT_EXPECT_EQ(test, w.rd_rtt.srtt, 2 * ms);
 	wait = softhca_wire_rd_probe_wait(&w);
 	KUNIT_EXPECT_GE(test, wait, 10 * ms);
 	KUNIT_EXPECT_LE(test, wait, 10 * ms + 1000);
 	/* Steady again: the wait shrinks back towards twice the mean. */
 	for (i = 0; i < 40; i++)
-		softhca_wire_rd_rtt_fold(&w, ms);
+		softhca_rtt_fold(&w.rd_rtt, ms);
 	KUNIT_EXPECT_LT(test, softhca_wire_rd_probe_wait(&w), 2 * ms + ms / 10);
-	KUNIT_EXPECT_GE(test, softhca_wire_rd_probe_wait(&w), 2 * w.rd_srtt);
+	KUNIT_EXPECT_GE(test, softhca_wire_rd_probe_wait(&w), 2 * w.rd_rtt.srtt);
 }
 
 static struct kunit_case softhca_wire_read_cases[] = {
