@@ -202,6 +202,7 @@ bool softhca_wire_rd_watch(struct softhca_wire_qp *w,
 enum softhca_rd_look softhca_wire_rd_look(struct softhca_wire_qp *w,
 					  bool early);
 void softhca_wire_rd_arm(struct softhca_qp *qp);
+void softhca_wire_rd_watch_late(struct softhca_qp *qp);
 u64 softhca_wire_rd_probe_wait(const struct softhca_wire_qp *w);
 void softhca_wire_rd_sent(struct softhca_qp *qp, bool first);
 u32 softhca_wire_rd_take(struct softhca_wire_qp *w, enum softhca_ack ack,

@@ -431,6 +431,26 @@ void softhca_wire_rd_arm(struct softhca_qp *qp)
 }
 
 /**
+ * softhca_wire_rd_watch_late - the reorder timer watches the READ from now
+ * @qp: the QP, a READ in flight, its answer a probe timeout late
+ *	(wire_tail.c): its responses began and stopped short of the last
+ *	with none held after a gap, or it is long and none came
+ *
+ * Context: ack_lock held.
+ */
+void softhca_wire_rd_watch_late(struct softhca_qp *qp)
+{
+	struct softhca_wire_qp *w = &qp->wire;
+
+	lockdep_assert_held(&w->ack_lock);
+	if (w->rd_watch)
+		return;
+	w->rd_watch = true;
+	w->rd_seen = w->rd_next;
+	softhca_wire_rd_arm(qp);
+}
+
+/**
  * softhca_wire_rd_sent - a READ watched from its sending goes out
  * @qp: the QP, its wire.rd_watch set by softhca_wire_rd_begin()
  * @first: its first transmission: the time to its first response is the

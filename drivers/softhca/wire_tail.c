@@ -34,15 +34,20 @@
  * only, the 5 % loss above still left 26 timeouts in 16 MiB of fio (the
  * probe or its answer lost).
  *
- * No probe before a round trip was measured (srtt 0), for a range in
- * flight of more than SOFTHCA_TAIL_BYTES (nor is its answer timed), for
- * a READ that
- * the reorder timer watches or any of whose responses came (wire_read.c
- * has its own probe and stall rules for those), for a quiet train (it
- * asks after ack_quiet_us, wire_rc.c), or with tail_probe_us 0 (only the
- * timeout).  The floor, 1 ms by default, keeps a probe from racing an
- * answer that is merely late: a guest's ACK takes 20-100 us under TCG,
- * its outliers a millisecond.
+ * No probe before a round trip was measured (srtt 0), for a SEND or
+ * WRITE range of more than SOFTHCA_TAIL_BYTES (nor is its answer timed),
+ * for a quiet train (it asks after ack_quiet_us, wire_rc.c), or with
+ * tail_probe_us 0 (only the timeout).  A READ the reorder timer watches
+ * is left to it (wire_read.c has its own probe and stall rules); one
+ * whose responses began, or a long one, is handed to it when the probe
+ * timeout runs out (softhca_wire_rd_watch_late()): it asks again for the
+ * rest once no response came for a window.  Its last responses lost had
+ * set nothing watching it, and the READs of nvmeof.sh's target waited
+ * out most of the ACK timeouts left on the rough wire so.
+ *
+ * The floor, 1 ms by default, keeps a probe from racing an answer that
+ * is merely late: a guest's ACK takes 20-100 us under TCG, its outliers
+ * a millisecond.
  *
  * Counters: tail_probes.
  */
@@ -131,17 +136,21 @@ void softhca_wire_tail_sent(struct softhca_wire_qp *w, bool timed)
 		w->ack_sent = local_clock();
 }
 
-/*
- * Not for a probe: a range longer than SOFTHCA_TAIL_BYTES, a READ some of
- * whose responses came, or that the reorder timer watches.  Context:
- * ack_lock held.
- */
-static bool softhca_wire_tail_not(const struct softhca_wire_qp *w)
+/* More than SOFTHCA_TAIL_BYTES in flight.  Context: ack_lock held. */
+static bool softhca_wire_tail_long(const struct softhca_wire_qp *w)
 {
 	u64 bytes = (u64)softhca_psn_sub(w->ack_next, w->ack_first) * w->mtu;
 
-	return bytes > SOFTHCA_TAIL_BYTES ||
-	       (w->ack_read && (w->rd_watch || w->rd_came));
+	return bytes > SOFTHCA_TAIL_BYTES;
+}
+
+/*
+ * Nothing for the probe timeout to do: a long SEND or WRITE range, or a
+ * READ the reorder timer watches.  Context: ack_lock held.
+ */
+static bool softhca_wire_tail_not(const struct softhca_wire_qp *w)
+{
+	return w->ack_read ? w->rd_watch : softhca_wire_tail_long(w);
 }
 
 /**
@@ -166,7 +175,7 @@ void softhca_wire_tail_answer(struct softhca_wire_qp *w,
 	if (a == SOFTHCA_RC_ANS_STALE || a == SOFTHCA_RC_ANS_PART)
 		return;
 	if (a == SOFTHCA_RC_ANS_ACK && w->ack_timed &&
-	    !softhca_wire_tail_not(w)) {
+	    !softhca_wire_tail_long(w)) {
 		now = local_clock();
 		softhca_rtt_fold(&w->ack_rtt,
 				 now > w->ack_sent ? now - w->ack_sent : 0);
@@ -205,8 +214,9 @@ u64 softhca_wire_tail_wait(struct softhca_qp *qp)
  *
  * Context: @qp's sq.lock held, BHs off.
  * Return: true when the resend is recorded as the answer (a probe); false
- * when the answer came meanwhile or it is not for a probe any more (a
- * READ's first response came): the requester waits the timeout.
+ * when the answer came meanwhile, or a READ went to its reorder window
+ * (which asks again for the rest if no response comes for a window): the
+ * requester waits the timeout.
  */
 bool softhca_wire_tail(struct softhca_qp *qp)
 {
@@ -217,7 +227,17 @@ bool softhca_wire_tail(struct softhca_qp *qp)
 		w->tail_probes++;
 	spin_lock(&w->ack_lock);
 	probe = w->ack_inflight && !w->ack_ready && !softhca_wire_tail_not(w);
-	if (probe) {
+	if (probe && w->ack_read && (w->rd_came || softhca_wire_tail_long(w))) {
+		/*
+		 * A READ whose responses began, or a long one: the reorder
+		 * window takes it over from here (wire_read.c), and asks for
+		 * the rest if no response comes for a window.  Its last
+		 * responses lost had nothing to set it watching: nvmeof.sh's
+		 * rough fio waited out most of its ACK timeouts there.
+		 */
+		softhca_wire_rd_watch_late(qp);
+		probe = false;
+	} else if (probe) {
 		softhca_wire_rc_answer(w, SOFTHCA_RESEND, 0);
 		w->tail_probe = true;
 	}

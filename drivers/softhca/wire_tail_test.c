@@ -5,9 +5,9 @@
  * The probe timeout from the answers' round trip and its floor; which
  * answers time a round trip (a first transmission that asked, answered
  * by an ACK of the whole range in flight: Karn's rule); and when what is
- * in flight may be probed at all (softhca_wire_tail_wait(): not twice
- * without an answer between, not once answered, not a READ whose
- * responses came or that the reorder timer watches).
+ * in flight may be probed at all (softhca_wire_tail_wait(): backing off
+ * without an answer between, not once answered, not a long SEND or
+ * WRITE range, not a READ that the reorder timer watches).
  */
 #include <kunit/test.h>
 
@@ -107,11 +107,15 @@ static void tail_when(struct kunit *test)
 	w->ack_ready = true;
 	KUNIT_EXPECT_EQ(test, softhca_wire_tail_wait(qp), 0);
 	w->ack_ready = false;
-	/* A READ: probed until a response comes, unless watched. */
+	/*
+	 * A READ: waited for unless its reorder window watches it already
+	 * (its responses begun or not: softhca_wire_tail() then hands it
+	 * to the window).
+	 */
 	w->ack_read = true;
 	KUNIT_EXPECT_EQ(test, softhca_wire_tail_wait(qp), MS);
 	w->rd_came = true;
-	KUNIT_EXPECT_EQ(test, softhca_wire_tail_wait(qp), 0);
+	KUNIT_EXPECT_EQ(test, softhca_wire_tail_wait(qp), MS);
 	w->rd_came = false;
 	w->rd_watch = true;
 	KUNIT_EXPECT_EQ(test, softhca_wire_tail_wait(qp), 0);
