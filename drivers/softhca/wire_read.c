@@ -58,8 +58,9 @@
  * rule), or that plus four deviations when the times vary more
  * (softhca_wire_rd_probe_wait()): the READ goes again as a probe
  * (read_probes; a probe after one window alone sent four for each READ
- * REQUEST lost on the rough wire, whose round trip is 4 ms).  An early resend without progress (the
- * probe, or a first response missing) goes once, no retry (msg->probe);
+ * REQUEST lost on the rough wire, whose round trip is 4 ms).  An early
+ * resend without progress (the probe, or a first response missing) goes
+ * once, no retry (msg->probe);
  * then only the local ACK timeout sends the READ again, a retry each
  * time, until a response is taken in order, so the timeout and
  * retry_cnt stay the measure of a dead peer, and a response lost every
@@ -321,6 +322,20 @@ enum softhca_rc_rd_verdict softhca_wire_rd_resp(struct softhca_wire_qp *w,
 	return v;
 }
 
+/*
+ * The reorder timer is to watch the READ in flight from here, its look
+ * comparing rd_next with where it is now; false when it watches already.
+ * Context: ack_lock held.
+ */
+static bool softhca_wire_rd_watch_from(struct softhca_wire_qp *w)
+{
+	if (w->rd_watch)
+		return false;
+	w->rd_watch = true;
+	w->rd_seen = w->rd_next;
+	return true;
+}
+
 /**
  * softhca_wire_rd_watch - should the reorder timer watch the transmission?
  * @w: the QP's wire state
@@ -335,11 +350,9 @@ enum softhca_rc_rd_verdict softhca_wire_rd_resp(struct softhca_wire_qp *w,
 bool softhca_wire_rd_watch(struct softhca_wire_qp *w,
 			   enum softhca_rc_rd_verdict v)
 {
-	if (w->rd_watch || w->ack_ready || v != SOFTHCA_RC_RD_AHEAD)
+	if (w->ack_ready || v != SOFTHCA_RC_RD_AHEAD)
 		return false;
-	w->rd_watch = true;
-	w->rd_seen = w->rd_next;
-	return true;
+	return softhca_wire_rd_watch_from(w);
 }
 
 /**
@@ -440,14 +453,9 @@ void softhca_wire_rd_arm(struct softhca_qp *qp)
  */
 void softhca_wire_rd_watch_late(struct softhca_qp *qp)
 {
-	struct softhca_wire_qp *w = &qp->wire;
-
-	lockdep_assert_held(&w->ack_lock);
-	if (w->rd_watch)
-		return;
-	w->rd_watch = true;
-	w->rd_seen = w->rd_next;
-	softhca_wire_rd_arm(qp);
+	lockdep_assert_held(&qp->wire.ack_lock);
+	if (softhca_wire_rd_watch_from(&qp->wire))
+		softhca_wire_rd_arm(qp);
 }
 
 /**

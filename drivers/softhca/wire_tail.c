@@ -31,7 +31,7 @@
  * ACK timeout is the timeout's, a retry each time.  So a dead peer still
  * ends in RETRY_EXC_ERR after retry_cnt timeouts, the probes' waits
  * (less than two timeouts in all) later than without.  With one probe
- * only, the 5 % loss above still left 26 timeouts in 16 MiB of fio (the
+ * only, the 5 % loss above still left 17 timeouts in 16 MiB of fio (the
  * probe or its answer lost).
  *
  * No probe before a round trip was measured (srtt 0), for a SEND or
@@ -189,8 +189,9 @@ void softhca_wire_tail_answer(struct softhca_wire_qp *w,
  * @qp: the sending QP, what is in flight just sent or grown
  *
  * Context: @qp's sq.lock held, BHs off.
- * Return: the probe timeout in ns; 0: no probe (see the top of this
- * file), the local ACK timeout alone.
+ * Return: the probe timeout in ns, doubled for each probe in a row since
+ * the last answer taken; 0: no probe (see the top of this file), the
+ * local ACK timeout alone.
  */
 u64 softhca_wire_tail_wait(struct softhca_qp *qp)
 {
