@@ -202,7 +202,7 @@ bench: deps all
 	tools/vm/run-guest -t 2100 -- sh tools/bench/guest.sh build/bench/results.jsonl
 	python3 tools/bench/table.py build/bench/results.jsonl | tee build/bench/table.txt
 
-# The verbs fuzzer for longer than make check's 60 s: make fuzz SECS=600
+# The verbs fuzzer for longer than make check's 30 and 60 s: make fuzz SECS=600
 # (SEED=n replays a run).  Fails on any failure it reports or kernel splat.
 SECS ?= 600
 .PHONY: fuzz
