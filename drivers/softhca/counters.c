@@ -38,6 +38,7 @@ static const struct rdma_stat_desc softhca_counter_descs[] = {
 	[SOFTHCA_CNT_READ_STALLS].name = "read_stalls",
 	[SOFTHCA_CNT_READ_PROBES].name = "read_probes",
 	[SOFTHCA_CNT_TAIL_PROBES].name = "tail_probes",
+	[SOFTHCA_CNT_TX_NAKS_AGAIN].name = "tx_naks_again",
 	[SOFTHCA_CNT_TX_ATOMICS].name = "tx_atomics",
 	[SOFTHCA_CNT_RX_ATOMICS].name = "rx_atomics",
 	[SOFTHCA_CNT_RX_DUP_ATOMICS].name = "rx_dup_atomics",

@@ -61,6 +61,11 @@ enum softhca_counter {
 	 * answer was a probe timeout late (wire_tail.c)
 	 */
 	SOFTHCA_CNT_TAIL_PROBES,
+	/*
+	 * RC: of tx_naks, sequence NAKs sent again for a packet that asked
+	 * again behind the gap (the NAK was lost)
+	 */
+	SOFTHCA_CNT_TX_NAKS_AGAIN,
 	SOFTHCA_CNT_TX_ATOMICS,		/* RC: atomic requests sent (first time) */
 	SOFTHCA_CNT_RX_ATOMICS,		/* RC: atomic requests carried out */
 	SOFTHCA_CNT_RX_DUP_ATOMICS,	/* RC: duplicates answered from a saved

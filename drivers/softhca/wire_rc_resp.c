@@ -562,6 +562,12 @@ static int softhca_rc_step(struct softhca_dev *sdev, struct softhca_qp *qp,
 		return 0;
 	case SOFTHCA_RC_DROP:
 		softhca_count(sdev, SOFTHCA_CNT_RX_SEQ_DROPS);
+		/* Asked again: the NAK was lost (a probe). */
+		if (softhca_bth_ackreq(bth) && softhca_rc_rx_ask_again(s, psn)) {
+			softhca_count(sdev, SOFTHCA_CNT_TX_NAKS_AGAIN);
+			softhca_rc_reply(r, SOFTHCA_AETH_NAK |
+					 SOFTHCA_NAK_PSN_SEQ, s->epsn, s->msn);
+		}
 		return 0;
 	case SOFTHCA_RC_INVALID:
 	default:

@@ -85,6 +85,8 @@ enum softhca_rc_verdict softhca_rc_rx_step(struct softhca_rc_rx *s, u32 mask,
 		if (s->nak_sent)
 			return SOFTHCA_RC_DROP;
 		s->nak_sent = true;
+		s->nak_seq = true;
+		s->nak_asked = false;
 		return SOFTHCA_RC_NAK_SEQ;
 	}
 	if ((mask & (SOFTHCA_H_READ | SOFTHCA_H_REQ)) ==
@@ -304,6 +306,36 @@ bool softhca_rc_atm_find(const struct softhca_rc_atm *t, u32 psn, u64 *orig)
 void softhca_rc_rx_rnr(struct softhca_rc_rx *s)
 {
 	s->nak_sent = true;
+	s->nak_seq = false;
+}
+
+/**
+ * softhca_rc_rx_ask_again - a packet dropped behind a sequence NAK asks
+ *	for an answer (AckReq)
+ * @s: the QP's receive state
+ * @psn: the packet's PSN
+ *
+ * A requester that sends a packet again asking for an answer, while the
+ * responder drops what is ahead of its gap, never got the NAK: the NAK
+ * was lost, and the requester is probing (wire_tail.c sends the last
+ * packet of a long range again).  Dropped silently, the probe would leave
+ * the requester to its local ACK timeout (2.1 s under rdma_cm); so the
+ * NAK goes again for a packet asking at a PSN that asked before since the
+ * NAK.  A packet merely behind others (reordered) asks at a new PSN and
+ * is dropped silently still, as IBA has it: one NAK per gap.
+ *
+ * Return: true when the sequence NAK is to be sent again.
+ */
+bool softhca_rc_rx_ask_again(struct softhca_rc_rx *s, u32 psn)
+{
+	psn &= SOFTHCA_PSN_MASK;
+	if (!s->nak_sent || !s->nak_seq)
+		return false;
+	if (s->nak_asked && s->nak_ask == psn)
+		return true;
+	s->nak_asked = true;
+	s->nak_ask = psn;
+	return false;
 }
 
 /* Is @psn in [@first, @next), modulo 2^24? */

@@ -97,6 +97,25 @@ static void gap_naks_once_then_duplicates(struct kunit *test)
 			SOFTHCA_RC_DUP);
 	/* A new gap NAKs again. */
 	KUNIT_EXPECT_EQ(test, step(&s, M(SEND_ONLY), 9, 1), SOFTHCA_RC_NAK_SEQ);
+	/*
+	 * Behind it, packets asking for an answer are dropped silently,
+	 * each at a new PSN (reordered); one that asks again at a PSN that
+	 * asked before is a probe: the NAK was lost, it goes again.
+	 */
+	KUNIT_EXPECT_EQ(test, step(&s, M(SEND_ONLY), 10, 1), SOFTHCA_RC_DROP);
+	KUNIT_EXPECT_FALSE(test, softhca_rc_rx_ask_again(&s, 10));
+	KUNIT_EXPECT_EQ(test, step(&s, M(SEND_ONLY), 12, 1), SOFTHCA_RC_DROP);
+	KUNIT_EXPECT_FALSE(test, softhca_rc_rx_ask_again(&s, 12));
+	KUNIT_EXPECT_EQ(test, step(&s, M(SEND_ONLY), 12, 1), SOFTHCA_RC_DROP);
+	KUNIT_EXPECT_TRUE(test, softhca_rc_rx_ask_again(&s, 12));
+	KUNIT_EXPECT_TRUE(test, softhca_rc_rx_ask_again(&s, 12));
+	/* The expected PSN taken: nothing is NAKed again. */
+	KUNIT_EXPECT_EQ(test, step(&s, M(SEND_ONLY), 8, 1), SOFTHCA_RC_TAKE);
+	KUNIT_EXPECT_FALSE(test, softhca_rc_rx_ask_again(&s, 12));
+	/* Behind an RNR NAK, never (the requester waits its timer). */
+	softhca_rc_rx_rnr(&s);
+	KUNIT_EXPECT_FALSE(test, softhca_rc_rx_ask_again(&s, 12));
+	KUNIT_EXPECT_FALSE(test, softhca_rc_rx_ask_again(&s, 12));
 }
 
 static void rnr_keeps_psn(struct kunit *test)

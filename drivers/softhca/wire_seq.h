@@ -72,13 +72,20 @@ __be16 softhca_seq_sport(u32 a, u32 b);
  * @cur: SOFTHCA_H_SEND or SOFTHCA_H_WRITE while a message is half
  *	received, else 0
  * @nak_sent: a NAK (sequence or RNR) for @epsn went out: later packets
- *	ahead of it are dropped silently until @epsn arrives
+ *	ahead of it are dropped silently until @epsn arrives (but see
+ *	softhca_rc_rx_ask_again())
+ * @nak_seq: that NAK is a sequence NAK
+ * @nak_asked: a packet dropped since asked for an answer, at @nak_ask
+ * @nak_ask: the PSN of the last such packet
  */
 struct softhca_rc_rx {
 	u32 epsn;
 	u32 msn;
 	u32 cur;
 	bool nak_sent;
+	bool nak_seq;
+	bool nak_asked;
+	u32 nak_ask;
 };
 
 /* What an RC responder does with one packet (softhca_rc_rx_step()). */
@@ -166,6 +173,7 @@ void softhca_rc_rx_reset(struct softhca_rc_rx *s, u32 psn);
 enum softhca_rc_verdict softhca_rc_rx_step(struct softhca_rc_rx *s, u32 mask,
 					   u32 psn, u32 paylen, u32 mtu);
 void softhca_rc_rx_taken(struct softhca_rc_rx *s, u32 mask);
+bool softhca_rc_rx_ask_again(struct softhca_rc_rx *s, u32 psn);
 void softhca_rc_rx_rnr(struct softhca_rc_rx *s);
 void softhca_rc_rx_read(struct softhca_rc_rx *s, u32 npkts);
 u32 softhca_rc_read_span(u32 len, u32 mtu);
