@@ -230,10 +230,14 @@ crossed() {
 # every last packet lost, or its ACK, waited the timeout out, fio ran at
 # 7-9 IOPS and now and then an I/O timed out (30 s) and the host
 # reconnected.  Now: fio ends clean, no I/O timed out, no reconnect,
-# and both devices sent tail probes.
+# both devices sent tail probes, and at most two ACK timeouts ran out
+# on the two devices together (none in three rounds alone since long
+# ranges are probed too, a lost sequence NAK is sent again and a READ
+# probed up to three times; 3-6 a round before).
 rough_fio() {
 	need fio || return 77
 	p0=$(probes)
+	tmo0=$(timeouts)
 	n0=$(dmesg | grep -cE "$NVME_TROUBLE")
 	for v in sv0 sv1; do
 		tc qdisc add dev $v root netem loss 5% duplicate 2% delay 2ms reorder 25% 50% ||
@@ -244,6 +248,9 @@ rough_fio() {
 	for v in sv0 sv1; do tc qdisc del dev $v root; done
 	[ $rc = 0 ] || return $rc
 	echo "NOTE: tail probes (sh0 sh1) before: $p0, after: $(probes)"
+	tmo1=$(timeouts)
+	echo "NOTE: ACK timeouts (sh0 sh1) before: $tmo0, after: $tmo1;" \
+		"sequence NAKs sent again: $(counter tx_naks_again)"
 	n=$(dmesg | grep -cE "$NVME_TROUBLE")
 	[ "$n" = "$n0" ] || {
 		echo "the host timed out or reconnected:"
@@ -251,16 +258,29 @@ rough_fio() {
 		return 1
 	}
 	probes | awk -v p0="$p0" '{ split(p0, a, " ") }
-		$1 <= a[1] || $2 <= a[2] { print "a device sent no tail probe"; exit 1 }'
+		$1 <= a[1] || $2 <= a[2] { print "a device sent no tail probe"; exit 1 }' ||
+		return 1
+	echo "$tmo0 $tmo1" | awk '$3 + $4 - $1 - $2 > 2 {
+		print "more than two ACK timeouts ran out"; exit 1 }'
 }
 
 # What the host logs when an I/O times out or it reconnects.
 NVME_TROUBLE='nvme nvme[0-9]+: (I/O [0-9]+ QID [0-9]+ timeout|Reconnecting)'
 
+# counter NAME: sh0's and sh1's hw counter NAME.
+counter() {
+	echo "$(cat /sys/class/infiniband/sh0/ports/1/hw_counters/$1)" \
+		"$(cat /sys/class/infiniband/sh1/ports/1/hw_counters/$1)"
+}
+
 # probes: the tail probes sh0 and sh1 sent so far.
 probes() {
-	echo "$(cat /sys/class/infiniband/sh0/ports/1/hw_counters/tail_probes)" \
-		"$(cat /sys/class/infiniband/sh1/ports/1/hw_counters/tail_probes)"
+	counter tail_probes
+}
+
+# timeouts: the ACK timeouts that ran out on sh0 and sh1 so far.
+timeouts() {
+	counter ack_timeouts
 }
 
 # big_blocks: 8 MiB of random data written and read back in 1 MiB

@@ -129,6 +129,13 @@ struct softhca_msg {
 	int peer_err;
 };
 
+/* How a transport probes what is in flight (softhca_transport.tail). */
+enum softhca_tail {
+	SOFTHCA_TAIL_NONE,	/* no probe: wait the local ACK timeout */
+	SOFTHCA_TAIL_RESEND,	/* all of it again: recorded as the answer */
+	SOFTHCA_TAIL_LAST,	/* its last packet again, asking (@probe) */
+};
+
 /**
  * struct softhca_transport - how a message reaches its responder
  * @send: hand @msg (one chunk) from @qp to @dest and return the answer a
@@ -171,8 +178,10 @@ struct softhca_msg {
  *
  * @tail: the wait @tail_wait gave ran out unanswered: what is in flight
  *	goes again, recorded as @send's next answer (SOFTHCA_RESEND, with
- *	@msg->probe).  Return: false when it does not (then the requester
- *	waits the local ACK timeout).  Context: as @send.
+ *	@msg->probe): SOFTHCA_TAIL_RESEND; or the requester is to send its
+ *	last packet again through @probe: SOFTHCA_TAIL_LAST; or neither
+ *	(then the requester waits the local ACK timeout):
+ *	SOFTHCA_TAIL_NONE.  Context: as @send.
  *
  * softhca_dest_get() picks the transport per destination, so the
  * requester never asks where its peer is.
@@ -190,7 +199,7 @@ struct softhca_transport {
 	void (*probe)(struct softhca_qp *qp, struct softhca_dest *dest,
 		      struct softhca_msg *msg);
 	u64 (*tail_wait)(struct softhca_qp *qp);
-	bool (*tail)(struct softhca_qp *qp);
+	enum softhca_tail (*tail)(struct softhca_qp *qp);
 };
 
 extern const struct softhca_transport softhca_loopback;

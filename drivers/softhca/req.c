@@ -405,18 +405,23 @@ void softhca_req_ack_wait(struct softhca_qp *qp, const struct softhca_dest *dest
 
 /*
  * The probe timeout ran out with no answer (softhca_req_ack_wait()):
- * what is in flight goes again on the next step, as a probe; or, when the
- * transport sends no probe after all, the wait goes on, the local ACK
- * timeout's.  Return: 1 (a step).
+ * what is in flight goes again on the next step, as a probe; or its last
+ * packet goes again now, asking, and the wait goes on (twice as long:
+ * wire_tail.c); or, when the transport sends no probe after all, the wait
+ * goes on, the local ACK timeout's.  Return: 1 (a step).
  */
 static int softhca_req_tail(struct softhca_qp *qp, struct softhca_req_out *out)
 {
 	struct softhca_dest *dest = &out->cache->dest;
+	enum softhca_tail kind;
 
 	qp->req.tail_wait = false;
 	if (softhca_dest_get(qp, qp->req.wqe, dest))
 		return 1;	/* the wait is over: the next step sends */
-	if (!dest->tp->tail(qp) && !READ_ONCE(qp->wire.ack_ready))
+	kind = dest->tp->tail(qp);
+	if (kind == SOFTHCA_TAIL_LAST)
+		softhca_req_probe(qp, dest, &out->cache->lmr);
+	if (kind != SOFTHCA_TAIL_RESEND && !READ_ONCE(qp->wire.ack_ready))
 		softhca_req_ack_wait(qp, dest);
 	return 1;
 }

@@ -51,6 +51,8 @@ u32 softhca_req_train_extend(struct softhca_qp *qp, struct softhca_dest *dest,
 			     struct softhca_mr **lmr, u32 burst);
 int softhca_req_train_advance(struct softhca_qp *qp, struct softhca_req_out *out);
 int softhca_req_train_ask(struct softhca_qp *qp, struct softhca_req_out *out);
+void softhca_req_probe(struct softhca_qp *qp, struct softhca_dest *dest,
+		       struct softhca_mr **lmr);
 int softhca_req_train_late(struct softhca_qp *qp, struct softhca_req_out *out);
 int softhca_req_train_settle(struct softhca_qp *qp, enum softhca_ack ack,
 			     const struct softhca_msg *msg, u64 chunk,

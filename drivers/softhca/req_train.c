@@ -223,40 +223,52 @@ static u32 softhca_req_train_pkts(struct softhca_qp *qp, u32 mtu)
 	return pkts;
 }
 
-/*
- * Ask for the answer to a quiet train (counted as @why): the last
- * packet of the last message in flight is built again (its local SGEs
- * resolved again) for the transport's probe.  SGEs that no longer
- * resolve leave it to the full ACK timeout: the train then goes again,
- * and the WQE fails there.
+/**
+ * softhca_req_probe - ask for the answer to what is in flight
+ * @qp: the QP, waiting for the answer to what is in flight
+ * @dest: its peer
+ * @lmr: the run's local MR lookup
+ *
+ * The last packet in flight is built again (its local SGEs resolved
+ * again) for the transport's probe: the last of the last car of a train
+ * (a whole message), else the last of the current WQE's chunk in flight,
+ * or of its chunk sent ahead (a long message: a packet of its middle
+ * unless the chunk ends it).  For a quiet train (its last message quiet,
+ * whole), and for a tail probe of a long range (wire_tail.c).  SGEs that
+ * no longer resolve leave it to the full ACK timeout: what is in flight
+ * then goes again, and the WQE fails there.
+ *
+ * Context: @qp's sq.lock held, BHs off.
  */
-static void softhca_req_probe(struct softhca_qp *qp, struct softhca_dest *dest,
-			      struct softhca_mr **lmr, enum softhca_counter why)
+void softhca_req_probe(struct softhca_qp *qp, struct softhca_dest *dest,
+		       struct softhca_mr **lmr)
 {
 	const struct softhca_send_wqe *w = qp->req.wqe;
-	u64 total = qp->req.len, off;
+	u64 total = qp->req.len, off, end;
 	struct softhca_cursor local;
 	struct softhca_msg msg = {};
 	u32 mtu = qp->wire.mtu, nseg;
 
-	softhca_count(to_sdev(qp->ibqp.device), why);
-
+	end = qp->req.done + qp->req.wire_chunk + qp->req.wire_ahead;
 	if (qp->req.cars_sent) {
 		const struct softhca_req_car *car =
 			softhca_req_car(qp, qp->req.cars_sent - 1);
 
 		w = car->wqe;
 		total = car->len;
+		end = total;
 	}
+	if (!end || end > total)
+		end = total;
 	if (!mtu || softhca_req_local(qp, w, &nseg, lmr)) {
 		dest->tp->probe(qp, dest, NULL);
 		return;
 	}
-	/* Quiet: the last chunk of its message, whole packets before it. */
-	off = total ? rounddown(total - 1, mtu) : 0;
+	/* Chunks are whole packets from the message's start. */
+	off = end ? rounddown(end - 1, mtu) : 0;
 	softhca_cursor_init(&local, qp->req.segs, nseg);
 	softhca_cursor_skip(&local, off);
-	softhca_req_msg(qp, w, dest, off, total - off, total, &local, &msg);
+	softhca_req_msg(qp, w, dest, off, end - off, total, &local, &msg);
 	dest->tp->probe(qp, dest, &msg);
 	if (!(w->ctrl.flags & SOFTHCA_WQE_F_INLINE))
 		softhca_segs_put(qp->req.segs, nseg);
@@ -281,9 +293,11 @@ int softhca_req_train_ask(struct softhca_qp *qp, struct softhca_req_out *out)
 		WRITE_ONCE(qp->req.quiet_wait, false);
 		return 1;	/* the wait is over: the next visit sends */
 	}
-	if (softhca_req_quiet(qp, dest))
-		softhca_req_probe(qp, dest, &out->cache->lmr,
-				  SOFTHCA_CNT_TX_QUIET_EXPIRED);
+	if (softhca_req_quiet(qp, dest)) {
+		softhca_count(to_sdev(qp->ibqp.device),
+			      SOFTHCA_CNT_TX_QUIET_EXPIRED);
+		softhca_req_probe(qp, dest, &out->cache->lmr);
+	}
 	softhca_req_ack_wait(qp, dest);
 	return 1;
 }
@@ -380,8 +394,11 @@ full:
 	/* Only its answer, or WQEs of it retiring, change that. */
 	WRITE_ONCE(qp->req.train_full, true);
 	/* An answer it did not ask for is one nobody sends. */
-	if (softhca_req_quiet(qp, dest))
-		softhca_req_probe(qp, dest, lmr, SOFTHCA_CNT_TX_QUIET_ASKS);
+	if (softhca_req_quiet(qp, dest)) {
+		softhca_count(to_sdev(qp->ibqp.device),
+			      SOFTHCA_CNT_TX_QUIET_ASKS);
+		softhca_req_probe(qp, dest, lmr);
+	}
 	return sent;
 }
 

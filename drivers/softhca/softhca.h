@@ -580,11 +580,14 @@ struct softhca_rtt {
  * @rd_rtt: the smoothed time from a watched READ's sending to its first
  *	response and its deviation (ack_lock): a probe waits twice the
  *	first, or it plus four times the second, at least
- * @rd_probed: a READ nothing answered went again early, and no response
- *	came since: the next waits the local ACK timeout (ack_lock)
+ * @rd_probes: early resends of a READ nothing answered in order since
+ *	(ack_lock): each doubles the reorder window; after
+ *	SOFTHCA_RD_PROBES, the next waits the local ACK timeout
  * @rd_probe: the resend recorded is such a probe (ack_lock)
  * @ack_rtt: the smoothed time from the sending of a packet that asked
- *	(AckReq) to its answer, and its deviation (wire_tail.c; ack_lock)
+ *	(AckReq) to its answer, and its deviation, for ranges in flight of
+ *	16 KiB at most (wire_tail.c; ack_lock)
+ * @ack_rtt_long: the same for longer ranges (ack_lock)
  * @ack_sent: when the last packet in flight that asked went
  *	(local_clock()), while @ack_timed (ack_lock)
  * @ack_timed: the answer to the range in flight goes into @ack_rtt: its
@@ -651,9 +654,10 @@ struct softhca_wire_qp {
 	bool rd_sample;
 	ktime_t rd_sent;
 	struct softhca_rtt rd_rtt;
-	bool rd_probed;
+	u8 rd_probes;
 	bool rd_probe;
 	struct softhca_rtt ack_rtt;
+	struct softhca_rtt ack_rtt_long;
 	u64 ack_sent;
 	bool ack_timed;
 	bool tail_probe;

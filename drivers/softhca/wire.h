@@ -163,7 +163,7 @@ void softhca_wire_tail_answer(struct softhca_wire_qp *w,
 			      enum softhca_rc_answer a);
 u64 softhca_wire_tail_pto(const struct softhca_rtt *r, u64 floor);
 u64 softhca_wire_tail_wait(struct softhca_qp *qp);
-bool softhca_wire_tail(struct softhca_qp *qp);
+enum softhca_tail softhca_wire_tail(struct softhca_qp *qp);
 
 /* wire_read.c */
 /*

@@ -127,10 +127,11 @@ void softhca_wire_rc_modify(struct softhca_qp *qp,
 	w->rd_resume = false;
 	w->rd_last = false;
 	w->rd_watch = false;
-	w->rd_probed = false;
+	w->rd_probes = 0;
 	w->rd_probe = false;
 	w->rd_rtt = (struct softhca_rtt){};
 	w->ack_rtt = (struct softhca_rtt){};
+	w->ack_rtt_long = (struct softhca_rtt){};
 	w->ack_timed = false;
 	w->tail_probe = false;
 	w->tail_probes = 0;

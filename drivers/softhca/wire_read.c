@@ -60,7 +60,10 @@
  * (read_probes; a probe after one window alone sent four for each READ
  * REQUEST lost on the rough wire, whose round trip is 4 ms).  An early
  * resend without progress (the probe, or a first response missing) goes
- * once, no retry (msg->probe);
+ * up to SOFTHCA_RD_PROBES times in a row, no retry (msg->probe), each
+ * transmission watched for twice the window of the one before (a probe
+ * once only left 1-5 ACK timeouts of 2.1 s in each round of nvmeof.sh's
+ * rough fio, a READ REQUEST or its first response lost twice running);
  * then only the local ACK timeout sends the READ again, a retry each
  * time, until a response is taken in order, so the timeout and
  * retry_cnt stay the measure of a dead peer, and a response lost every
@@ -126,6 +129,9 @@ static void softhca_wire_rd_trim(struct softhca_wire_qp *w, bool read)
 
 /* A chunk this long has the reorder timer watch it from its start. */
 #define SOFTHCA_RD_WATCH_PKTS	16
+
+/* Early resends without progress in a row, at most (see above). */
+#define SOFTHCA_RD_PROBES	3
 
 /**
  * softhca_wire_rd_begin - a chunk's transmission begins
@@ -302,7 +308,7 @@ enum softhca_rc_rd_verdict softhca_wire_rd_resp(struct softhca_wire_qp *w,
 		__skb_queue_tail(&w->rd_q, skb_get(skb));
 		w->rd_next = softhca_psn_add(w->rd_next, 1);
 		/* Progress: an early resend may help again. */
-		w->rd_probed = false;
+		w->rd_probes = 0;
 		*kick = softhca_wire_rd_settle(w);
 		break;
 	case SOFTHCA_RC_RD_AHEAD:
@@ -363,9 +369,10 @@ bool softhca_wire_rd_watch(struct softhca_wire_qp *w,
  *
  * An early resend without progress in the transmission (nothing came, or
  * its first response is missing: lost, or late behind what the responder
- * still sends of an earlier transmission) goes once, as a probe: no
- * retry.  After it, until a response is taken in order, only the local
- * ACK timeout sends the READ again, a retry each time.  On a slow
+ * still sends of an earlier transmission) goes as a probe: no retry, up
+ * to SOFTHCA_RD_PROBES times in a row, each watched for a window twice
+ * as long.  After them, until a response is taken in order, only the
+ * local ACK timeout sends the READ again, a retry each time.  On a slow
  * responder (a debug kernel's) such first responses came more than a
  * window late time after time, and counting each early resend as a
  * retry ended READs in RETRY_EXC_ERR.
@@ -391,11 +398,11 @@ enum softhca_rd_look softhca_wire_rd_look(struct softhca_wire_qp *w,
 	if (!w->rd_came && early)
 		return SOFTHCA_RD_LATER;
 	if (w->rd_next == w->ack_first) {
-		if (w->rd_probed) {
+		if (w->rd_probes >= SOFTHCA_RD_PROBES) {
 			w->rd_watch = false;
 			return SOFTHCA_RD_GONE;
 		}
-		w->rd_probed = true;
+		w->rd_probes++;
 		w->rd_probe = true;
 	}
 	softhca_wire_rc_record(w, SOFTHCA_RESEND);
@@ -404,8 +411,9 @@ enum softhca_rd_look softhca_wire_rd_look(struct softhca_wire_qp *w,
 
 /*
  * The window: read_reorder_us, or the smoothed time to a first response
- * when that is longer (a slow responder pauses as long), half the local
- * ACK timeout at most; 0: off.
+ * when that is longer (a slow responder pauses as long), doubled for each
+ * early resend without progress before, half the local ACK timeout at
+ * most; 0: off.
  */
 static u64 softhca_wire_rd_window(const struct softhca_qp *qp)
 {
@@ -413,7 +421,7 @@ static u64 softhca_wire_rd_window(const struct softhca_qp *qp)
 
 	if (!ns)
 		return 0;
-	ns = max(ns, qp->wire.rd_rtt.srtt);
+	ns = max(ns, qp->wire.rd_rtt.srtt) << qp->wire.rd_probes;
 	return min(ns, softhca_ack_timeout_ns(READ_ONCE(qp->attr.timeout)) / 2);
 }
 

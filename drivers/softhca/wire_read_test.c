@@ -345,15 +345,15 @@ static void rd_window_first_missing(struct kunit *test)
 						   &q), 0U);
 	spin_unlock_bh(&c.w.ack_lock);
 	KUNIT_EXPECT_EQ(test, msg.acked, 0U);
-	KUNIT_EXPECT_TRUE(test, msg.probe);	/* early, once: no retry */
-	KUNIT_EXPECT_TRUE(test, c.w.rd_probed);
+	KUNIT_EXPECT_TRUE(test, msg.probe);	/* early: no retry */
+	KUNIT_EXPECT_EQ(test, c.w.rd_probes, 1);
 	/* Sent again whole: the held stay; a new transmission, a new watch. */
 	rd_start(&c, 0, NPKTS, MTU / 2);
 	KUNIT_EXPECT_FALSE(test, c.w.rd_watch);
 	KUNIT_EXPECT_EQ(test, skb_queue_len(&c.w.rd_ooo), NPKTS - 1);
 	KUNIT_EXPECT_EQ(test, rd_recv(test, &c, 0, false), SOFTHCA_RC_RD_TAKE);
 	KUNIT_EXPECT_TRUE(test, answered(&c, SOFTHCA_ACK));
-	KUNIT_EXPECT_FALSE(test, c.w.rd_probed);	/* progress */
+	KUNIT_EXPECT_EQ(test, c.w.rd_probes, 0);	/* progress */
 	KUNIT_EXPECT_EQ(test, c.watches, 1U);
 	rd_fini(&c);
 }
@@ -414,15 +414,17 @@ static void rd_window_last_lost(struct kunit *test)
 }
 
 /*
- * Nothing answers a long READ within the window: it goes again once as
- * a probe (no retry), and then only the local ACK timeout sends it again,
- * until a response comes: then a probe may go again.
+ * Nothing answers a long READ within the window: it goes again as a
+ * probe (no retry), up to SOFTHCA_RD_PROBES (3) times in a row, and then
+ * only the local ACK timeout sends it again, until a response comes:
+ * then a probe may go again.
  */
 static void rd_window_probe(struct kunit *test)
 {
 	const u32 n = 20;
 	struct softhca_msg msg = { .len = (n - 1) * MTU + MTU / 2 };
 	struct rd_case c;
+	int i;
 
 	rd_init_n(test, &c, n);
 	/* Before twice the time a first response took: no probe yet. */
@@ -432,7 +434,15 @@ static void rd_window_probe(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, answered(&c, SOFTHCA_RESEND));
 	KUNIT_EXPECT_EQ(test, rd_take_resend(test, &c, &msg), 0U);
 	KUNIT_EXPECT_TRUE(test, msg.probe);
-	/* The probe's transmission: nothing again, the timeout's turn. */
+	/* The probe's transmission: nothing again, twice more. */
+	for (i = 0; i < 2; i++) {
+		rd_start(&c, 0, n, MTU / 2);
+		KUNIT_EXPECT_EQ(test, rd_look(&c), SOFTHCA_RD_PROBE);
+		KUNIT_EXPECT_EQ(test, rd_take_resend(test, &c, &msg), 0U);
+		KUNIT_EXPECT_TRUE(test, msg.probe);
+	}
+	KUNIT_EXPECT_EQ(test, c.w.rd_probes, 3);
+	/* Then nothing again: the timeout's turn. */
 	rd_start(&c, 0, n, MTU / 2);
 	KUNIT_EXPECT_EQ(test, rd_look(&c), SOFTHCA_RD_GONE);
 	KUNIT_EXPECT_FALSE(test, c.w.ack_ready);

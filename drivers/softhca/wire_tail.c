@@ -34,16 +34,33 @@
  * only, the 5 % loss above still left 17 timeouts in 16 MiB of fio (the
  * probe or its answer lost).
  *
- * No probe before a round trip was measured (srtt 0), for a SEND or
- * WRITE range of more than SOFTHCA_TAIL_BYTES (nor is its answer timed),
- * for a quiet train (it asks after ack_quiet_us, wire_rc.c), or with
- * tail_probe_us 0 (only the timeout).  A READ the reorder timer watches
- * is left to it (wire_read.c has its own probe and stall rules); one
- * whose responses began, or a long one, is handed to it when the probe
- * timeout runs out (softhca_wire_rd_watch_late()): it asks again for the
- * rest once no response came for a window.  Its last responses lost had
- * set nothing watching it, and the READs of nvmeof.sh's target waited
- * out most of the ACK timeouts left on the rough wire so.
+ * A long SEND or WRITE range (more than SOFTHCA_TAIL_BYTES: its packets
+ * times the path MTU) is probed otherwise.  Sent again whole by every
+ * probe, a spurious one costs the range: probing 128 KiB WRITEs so,
+ * nvmeof.sh's fio without loss drew 750 probes, the host took 6424
+ * duplicates, and fio ran at 560 IOPS instead of 1,300.  And the answer
+ * to a long range waits for the responder to take every packet (a copy
+ * and a CRC-32 each), so a short range's round trip says little of it.
+ * So a long range has its own round trip too (ack_rtt_long, timed as
+ * above; its PTO is the larger of the two, its floor four times
+ * tail_probe_us), and its probe is its last packet sent again asking for
+ * an answer (the requester builds it, softhca_req_probe(), as for a
+ * quiet train): the responder answers where it stands (ACK, a partial
+ * ACK that slides a train, a NAK of a gap) or takes the packet it
+ * lacked, the tail.  A responder that had NAKed a gap and lost the NAK
+ * drops what is ahead of the gap: softhca's sends the NAK again for a
+ * packet that asks again (softhca_rc_rx_ask_again()), without which the
+ * last-packet probe changed nothing on nvmeof.sh's rough wire.
+ *
+ * No probe before a round trip was measured (srtt 0), for a quiet train
+ * (it asks after ack_quiet_us, wire_rc.c), or with tail_probe_us 0 (only
+ * the timeout).  A READ the reorder timer watches is left to it
+ * (wire_read.c has its own probe and stall rules); one whose responses
+ * began, or a long one, is handed to it when the probe timeout runs out
+ * (softhca_wire_rd_watch_late()): it asks again for the rest once no
+ * response came for a window.  Its last responses lost had set nothing
+ * watching it, and the READs of nvmeof.sh's target waited out most of the
+ * ACK timeouts left on the rough wire so.
  *
  * The floor, 1 ms by default, keeps a probe from racing an answer that
  * is merely late: a guest's ACK takes 20-100 us under TCG, its outliers
@@ -62,13 +79,14 @@
 #define SOFTHCA_TAIL_PROBES	8
 
 /*
- * The most a range in flight may carry (its packets times the path MTU)
- * to be probed, or timed.  A probe sends the range again whole, and the
- * answer to a long range waits for the responder to take every packet
- * (a copy and a CRC-32 each): with every range probed, nvmeof.sh's fio
- * without loss sent 750 probes of its 128 KiB WRITEs, sh1 took 6424
- * duplicates, and fio ran at 560 IOPS instead of 900-2,000.
+ * The floor of a long range's PTO, in floors of a short one's: a long
+ * range's answer varies more (nvme-rdma's host answers behind its other
+ * work), and with the short ranges' floor its spurious probes doubled the
+ * target's tail_probes in nvmeof.sh's fio without loss.
  */
+#define SOFTHCA_TAIL_LONG_FLOOR	4
+
+/* A range in flight longer than this (bytes) is a long one. */
 #define SOFTHCA_TAIL_BYTES	16384
 
 /**
@@ -145,12 +163,20 @@ static bool softhca_wire_tail_long(const struct softhca_wire_qp *w)
 }
 
 /*
- * Nothing for the probe timeout to do: a long SEND or WRITE range, or a
- * READ the reorder timer watches.  Context: ack_lock held.
+ * How the probe timeout's end is met (see the top of this file): a READ
+ * the reorder timer watches, nothing; any other READ, and a short SEND,
+ * WRITE or atomic range, SOFTHCA_TAIL_RESEND (softhca_wire_tail() hands
+ * a READ whose responses began, or a long one, to the reorder window
+ * instead).  Context: ack_lock held.
  */
-static bool softhca_wire_tail_not(const struct softhca_wire_qp *w)
+static enum softhca_tail softhca_wire_tail_kind(const struct softhca_wire_qp *w)
 {
-	return w->ack_read ? w->rd_watch : softhca_wire_tail_long(w);
+	if (!w->ack_inflight || w->ack_ready)
+		return SOFTHCA_TAIL_NONE;
+	if (w->ack_read)
+		return w->rd_watch ? SOFTHCA_TAIL_NONE : SOFTHCA_TAIL_RESEND;
+	return softhca_wire_tail_long(w) && !w->ack_atomic ?
+	       SOFTHCA_TAIL_LAST : SOFTHCA_TAIL_RESEND;
 }
 
 /**
@@ -174,10 +200,10 @@ void softhca_wire_tail_answer(struct softhca_wire_qp *w,
 	lockdep_assert_held(&w->ack_lock);
 	if (a == SOFTHCA_RC_ANS_STALE || a == SOFTHCA_RC_ANS_PART)
 		return;
-	if (a == SOFTHCA_RC_ANS_ACK && w->ack_timed &&
-	    !softhca_wire_tail_long(w)) {
+	if (a == SOFTHCA_RC_ANS_ACK && w->ack_timed) {
 		now = local_clock();
-		softhca_rtt_fold(&w->ack_rtt,
+		softhca_rtt_fold(softhca_wire_tail_long(w) ? &w->ack_rtt_long :
+							     &w->ack_rtt,
 				 now > w->ack_sent ? now - w->ack_sent : 0);
 	}
 	w->ack_timed = false;
@@ -197,13 +223,25 @@ u64 softhca_wire_tail_wait(struct softhca_qp *qp)
 {
 	u64 floor = (u64)READ_ONCE(softhca_engine.tail_us) * NSEC_PER_USEC;
 	struct softhca_wire_qp *w = &qp->wire;
+	enum softhca_tail kind;
 	u64 pto = 0;
 
 	if (!floor || w->tail_probes >= SOFTHCA_TAIL_PROBES)
 		return 0;
 	spin_lock(&w->ack_lock);
-	if (w->ack_inflight && !w->ack_ready && !softhca_wire_tail_not(w))
+	kind = softhca_wire_tail_kind(w);
+	if (kind != SOFTHCA_TAIL_NONE)
 		pto = softhca_wire_tail_pto(&w->ack_rtt, floor);
+	/*
+	 * A long range waits for its own round trip too, once one is
+	 * measured: on a lossy wire few long ranges go through whole the
+	 * first time (nvmeof.sh's rough one: 4 ACK timeouts a round left
+	 * with the long round trip alone), and a last packet sent again
+	 * early costs a packet.
+	 */
+	if (kind == SOFTHCA_TAIL_LAST)
+		pto = max(pto, softhca_wire_tail_pto(&w->ack_rtt_long,
+						     SOFTHCA_TAIL_LONG_FLOOR * floor));
 	spin_unlock(&w->ack_lock);
 	return pto << w->tail_probes;
 }
@@ -214,21 +252,24 @@ u64 softhca_wire_tail_wait(struct softhca_qp *qp)
  * @qp: the sending QP, its wait from softhca_wire_tail_wait() over
  *
  * Context: @qp's sq.lock held, BHs off.
- * Return: true when the resend is recorded as the answer (a probe); false
- * when the answer came meanwhile, or a READ went to its reorder window
- * (which asks again for the rest if no response comes for a window): the
- * requester waits the timeout.
+ * Return: SOFTHCA_TAIL_RESEND: the resend is recorded as the answer (a
+ * probe); SOFTHCA_TAIL_LAST: the requester sends the last packet in flight
+ * again, asking (counted here); SOFTHCA_TAIL_NONE: the answer came
+ * meanwhile, or a READ went to its reorder window (which asks again for
+ * the rest if no response comes for a window): the requester waits the
+ * timeout.
  */
-bool softhca_wire_tail(struct softhca_qp *qp)
+enum softhca_tail softhca_wire_tail(struct softhca_qp *qp)
 {
 	struct softhca_wire_qp *w = &qp->wire;
-	bool probe;
+	enum softhca_tail kind;
 
 	if (w->tail_probes < SOFTHCA_TAIL_PROBES)
 		w->tail_probes++;
 	spin_lock(&w->ack_lock);
-	probe = w->ack_inflight && !w->ack_ready && !softhca_wire_tail_not(w);
-	if (probe && w->ack_read && (w->rd_came || softhca_wire_tail_long(w))) {
+	kind = softhca_wire_tail_kind(w);
+	if (kind == SOFTHCA_TAIL_RESEND && w->ack_read &&
+	    (w->rd_came || softhca_wire_tail_long(w))) {
 		/*
 		 * A READ whose responses began, or a long one: the reorder
 		 * window takes it over from here (wire_read.c), and asks for
@@ -237,13 +278,16 @@ bool softhca_wire_tail(struct softhca_qp *qp)
 		 * rough fio waited out most of its ACK timeouts there.
 		 */
 		softhca_wire_rd_watch_late(qp);
-		probe = false;
-	} else if (probe) {
+		kind = SOFTHCA_TAIL_NONE;
+	} else if (kind == SOFTHCA_TAIL_RESEND) {
 		softhca_wire_rc_answer(w, SOFTHCA_RESEND, 0);
 		w->tail_probe = true;
 	}
+	/* The answer the probe draws is no round trip (Karn). */
+	if (kind != SOFTHCA_TAIL_NONE)
+		w->ack_timed = false;
 	spin_unlock(&w->ack_lock);
-	if (probe)
+	if (kind != SOFTHCA_TAIL_NONE)
 		softhca_count(to_sdev(qp->ibqp.device), SOFTHCA_CNT_TAIL_PROBES);
-	return probe;
+	return kind;
 }

@@ -59,11 +59,12 @@ static void tail_timing(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, w.ack_timed);
 	softhca_wire_tail_answer(&w, SOFTHCA_RC_ANS_STALE);
 	KUNIT_EXPECT_TRUE(test, w.ack_timed);
-	/* A long range's answer is not timed (it waits for every packet). */
+	/* A long range's answer is timed apart (it waits for every packet). */
 	w.mtu = 4096;
 	w.ack_next = 5;
 	softhca_wire_tail_answer(&w, SOFTHCA_RC_ANS_ACK);
 	KUNIT_EXPECT_EQ(test, w.ack_rtt.srtt, 0);
+	KUNIT_EXPECT_NE(test, w.ack_rtt_long.srtt, 0);
 	w.ack_next = 1;
 	softhca_wire_tail_sent(&w, true);
 	/* The ACK of the whole range times it, once. */
@@ -121,12 +122,22 @@ static void tail_when(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, softhca_wire_tail_wait(qp), 0);
 	w->rd_watch = false;
 	w->ack_read = false;
-	/* 16 KiB in flight at most: 4 packets of 4 KiB, not 5. */
+	/*
+	 * 16 KiB in flight at most is a short range: 4 packets of 4 KiB.
+	 * Five are a long one, with a round trip of its own: none yet, the
+	 * short ranges' PTO; then a first of 4 ms: 4 + 4 x 2 ms.  A long
+	 * READ waits the short ranges' PTO, then goes to its reorder window.
+	 */
 	w->mtu = 4096;
 	w->ack_next = 4;
 	KUNIT_EXPECT_EQ(test, softhca_wire_tail_wait(qp), MS);
 	w->ack_next = 5;
-	KUNIT_EXPECT_EQ(test, softhca_wire_tail_wait(qp), 0);
+	KUNIT_EXPECT_EQ(test, softhca_wire_tail_wait(qp), MS);
+	softhca_rtt_fold(&w->ack_rtt_long, 4 * MS);
+	KUNIT_EXPECT_EQ(test, softhca_wire_tail_wait(qp), 12 * MS);
+	w->ack_read = true;
+	KUNIT_EXPECT_EQ(test, softhca_wire_tail_wait(qp), MS);
+	w->ack_read = false;
 	w->ack_next = 0;
 	/* Nothing in flight; or the parameter at 0. */
 	w->ack_inflight = false;
