@@ -163,11 +163,12 @@ static bool softhca_wire_tail_long(const struct softhca_wire_qp *w)
 }
 
 /*
- * How the probe timeout's end is met (see the top of this file): a READ
- * the reorder timer watches, nothing; any other READ, and a short SEND,
- * WRITE or atomic range, SOFTHCA_TAIL_RESEND (softhca_wire_tail() hands
- * a READ whose responses began, or a long one, to the reorder window
- * instead).  Context: ack_lock held.
+ * How the probe timeout's end is met (see the top of this file): nothing
+ * in flight, an answer in, or a READ the reorder timer watches, nothing;
+ * a long SEND or WRITE range, SOFTHCA_TAIL_LAST; any other READ, and a
+ * short SEND, WRITE or atomic range, SOFTHCA_TAIL_RESEND
+ * (softhca_wire_tail() hands a READ whose responses began, or a long
+ * one, to the reorder window instead).  Context: ack_lock held.
  */
 static enum softhca_tail softhca_wire_tail_kind(const struct softhca_wire_qp *w)
 {
@@ -234,10 +235,8 @@ u64 softhca_wire_tail_wait(struct softhca_qp *qp)
 		pto = softhca_wire_tail_pto(&w->ack_rtt, floor);
 	/*
 	 * A long range waits for its own round trip too, once one is
-	 * measured: on a lossy wire few long ranges go through whole the
-	 * first time (nvmeof.sh's rough one: 4 ACK timeouts a round left
-	 * with the long round trip alone), and a last packet sent again
-	 * early costs a packet.
+	 * measured (its answer waits for every packet), with its higher
+	 * floor; until then the short ranges' PTO.
 	 */
 	if (kind == SOFTHCA_TAIL_LAST)
 		pto = max(pto, softhca_wire_tail_pto(&w->ack_rtt_long,
