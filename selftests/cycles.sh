@@ -85,7 +85,7 @@ no_references_left() {
 	ib_ref=$(awk '$1 == "ib_core" { print $3 }' /proc/modules)
 	rmmod softhca || return 1
 	[ "$(awk '$1 == "ib_core" { print $3 }' /proc/modules)" -lt "$ib_ref" ] || return 1
-	timeout 15 ip link del sv0 || { echo "netdev reference leaked"; return 1; }
+	netdev_del sv0
 }
 
 modprobe softhca

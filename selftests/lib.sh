@@ -136,6 +136,19 @@ veth_up() {
 	ip link set "$1" up && ip link set "$2" up && rss "$1" && rss "$2"
 }
 
+# netdev_del IF: delete IF (a veth: its peer too); fails when the
+# kernel still waits for a reference to it after 120 s.  A leaked
+# reference waits forever, and the kernel says so every 10 s ("waiting
+# for IF to become free"), shown here.  Not a short limit: on the debug
+# kernel, with the other guests of make check beside it, one deletion
+# took over 15 s with nothing leaked.
+netdev_del() {
+	timeout 120 ip link del "$1" && return 0
+	echo "ip link del $1 did not end within 120 s"
+	dmesg | grep -a "waiting for .* to become free" | tail -3
+	return 1
+}
+
 # rss IF [NS [MASK]]: what IF (in namespace NS, "" for this one)
 # receives goes to a CPU chosen by the flow's hash (RPS over every CPU,
 # or over the CPUs of the hex MASK), as a NIC's RSS steers it.

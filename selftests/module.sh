@@ -90,7 +90,7 @@ rmmod_with_devices() {
 	[ "$(awk '$1 == "ib_core" { print $3 }' /proc/modules)" = "$ib_ref" ] ||
 		{ echo "ib_core refcount $ib_ref -> now different"; return 1; }
 	# The netdevs are free: deleting them does not wait on a reference.
-	timeout 15 ip link del sv0 && timeout 15 ip link del sv2
+	netdev_del sv0 && netdev_del sv2
 }
 
 veth_up sv0 sv1 && ip link add sv2 type dummy && ip link set sv2 up

@@ -46,7 +46,7 @@ port_events() {
 netdev_unregister() {
 	veth_up sv2 sv3 || return 1
 	rdma link add sh2 type softhca netdev sv2 || return 1
-	timeout 20 ip link del sv2 || { echo "netdev unregister blocked"; return 1; }
+	netdev_del sv2 || return 1
 	wait_for 10 sh -c '! test -e /sys/class/infiniband/sh2' || return 1
 	# The name is free again.
 	veth_up sv2 sv3 && rdma link add sh2 type softhca netdev sv2 &&
@@ -60,7 +60,7 @@ netdev_unregister_while_open() {
 	"$SELFTESTS/hold_device" sh2 /tmp/held &
 	holder=$!
 	wait_for 10 test -e /tmp/held || { kill $holder; return 1; }
-	timeout 20 ip link del sv2 || { kill $holder; echo "blocked"; return 1; }
+	netdev_del sv2 || { kill $holder; return 1; }
 	wait_for 10 sh -c '! test -e /sys/class/infiniband/sh2' || { kill $holder; return 1; }
 	kill -USR1 $holder
 	wait $holder
