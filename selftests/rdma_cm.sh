@@ -224,7 +224,7 @@ delete_under_rping() {
 	cpid=$!
 	sleep 2
 	kill -0 $cpid 2>/dev/null || { echo "client ended early"; cat "$TMP/del.cli"; return 1; }
-	timeout 30 rdma link delete sh0 || { echo "link delete failed"; return 1; }
+	timeout $T rdma link delete sh0 || { echo "link delete failed or hung"; return 1; }
 	wait $spid; src=$?
 	wait $cpid; crc=$?
 	[ $src != 124 ] && [ $crc != 124 ] ||
