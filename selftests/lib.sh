@@ -82,7 +82,8 @@ tap_next() {
 # tap_verdict NAME RC OUT: point TAP_N's line from its exit status RC
 # and output OUT: 0 passed (OUT's NOTE: lines, measurements a passing
 # test wants on record, are kept), 77 skipped (OUT ends in "SKIP: why"),
-# anything else failed (OUT shown).  Forks only for a non-empty OUT.
+# anything else failed (OUT shown, and the kernel log's tail).  Forks
+# only for a non-empty OUT.
 tap_verdict() {
 	if [ "$2" -eq 0 ]; then
 		[ -z "$3" ] || printf '%s\n' "$3" | sed -n 's/^NOTE: /# /p'
@@ -93,6 +94,9 @@ tap_verdict() {
 		echo "not ok $TAP_N $1"
 		printf '%s\n' "$3" | sed 's/^/# /'
 		echo "# exit status $2"
+		# The kernel's last words, for a failure seen only in CI (a
+		# netdev that waited for a reference said so here).
+		dmesg 2>/dev/null | tail -12 | sed 's/^/# dmesg: /'
 		TAP_FAILED=$((TAP_FAILED + 1))
 	fi
 }
