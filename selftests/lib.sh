@@ -94,8 +94,7 @@ tap_verdict() {
 		echo "not ok $TAP_N $1"
 		printf '%s\n' "$3" | sed 's/^/# /'
 		echo "# exit status $2"
-		# The kernel's last words, for a failure seen only in CI (a
-		# netdev that waited for a reference said so here).
+		# The kernel's last words, for a failure seen only in CI.
 		dmesg 2>/dev/null | tail -12 | sed 's/^/# dmesg: /'
 		TAP_FAILED=$((TAP_FAILED + 1))
 	fi
