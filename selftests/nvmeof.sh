@@ -246,6 +246,44 @@ crossed() {
 # probed up to three times; 3-6 a round before).
 rough_fio() {
 	need_fio || return 77
+	rough_wire fio_2m
+}
+
+fio_2m() {
+	JOBSIZE=2M fio_verify
+}
+
+# rough_dd: where fio cannot run (the debug kernel), the same rough wire
+# under dd: 1 MiB written in 4 KiB direct I/Os (the target's one-packet
+# READs of the host's memory), 1 MiB in 128 KiB ones (READs of 32
+# packets, the reorder window's), all read back in 4 KiB I/Os (the
+# target's one-packet WRITEs) and compared.  One I/O at a time: every
+# packet is a tail.  So the tail probes and the READ window run under
+# KASAN and lockdep too.
+rough_dd() {
+	if need_fio > /dev/null; then
+		echo "SKIP: fio_on_a_rough_wire runs here, with fio"
+		return 77
+	fi
+	rough_wire dd_verify
+}
+
+dd_verify() {
+	dev=$(nsdev) || { echo "no namespace device"; return 1; }
+	t0=$(date +%s)
+	head -c 2097152 /dev/urandom > "$TMP/rough" &&
+	dd if="$TMP/rough" of="$dev" bs=4k count=256 oflag=direct seek=4096 status=none &&
+	dd if="$TMP/rough" of="$dev" bs=128k count=8 skip=8 oflag=direct seek=136 status=none &&
+	dd if="$dev" of="$TMP/rough2" bs=4k count=512 iflag=direct skip=4096 status=none &&
+	cmp "$TMP/rough" "$TMP/rough2" || { echo "2 MiB on the rough wire do not read back"; return 1; }
+	echo "NOTE: 2 MiB written and read back in $(( $(date +%s) - t0 )) s"
+	read_notes
+}
+
+# rough_wire LOAD: LOAD (a command) while the veths lose, duplicate and
+# reorder packets; then no I/O timed out, no reconnect, both devices
+# probed and at most two ACK timeouts ran out.
+rough_wire() {
 	p0=$(probes)
 	tmo0=$(timeouts)
 	n0=$(dmesg | grep -cE "$NVME_TROUBLE")
@@ -253,7 +291,7 @@ rough_fio() {
 		tc qdisc add dev $v root netem loss 5% duplicate 2% delay 2ms reorder 25% 50% ||
 			{ echo "no netem here"; tc qdisc del dev sv0 root 2>/dev/null; return 1; }
 	done
-	JOBSIZE=2M fio_verify
+	"$@"
 	rc=$?
 	for v in sv0 sv1; do tc qdisc del dev $v root; done
 	[ $rc = 0 ] || return $rc
@@ -430,6 +468,7 @@ t connect connect
 t big_blocks big_blocks
 t fio_randwrite_verify fio_verify
 t fio_on_a_rough_wire rough_fio
+t dd_on_a_rough_wire rough_dd
 t disconnect disconnect
 t connect_reconnect_delay_5 connect --ctrl-loss-tmo=60 --reconnect-delay=5
 t target_device_deleted_under_fio target_gone_and_back

@@ -23,10 +23,11 @@ all="kunit.sh module.sh link.sh port.sh verbs.sh cycles.sh objects.sh objects_li
 # RC, the packet fuzzer on captured frames; XRC's responder and SRQ
 # lookups in the receive softirq, wire_xrc.sh), the GSI QP and rdma_cm, a
 # kernel ULP (nvme-rdma: fast registration, and a READ's worker copying
-# out of a fast-reg MR under its fr_lock, nvmeof.sh's big_blocks; 75 s
-# there, its fio points skip), the verbs fuzzer with link deletes, and
-# fail-nth (which needs this
-# kernel's fault injection: on Debian's it says so and skips).
+# out of a fast-reg MR under its fr_lock, nvmeof.sh's big_blocks; the
+# tail probes and the READ window on a rough wire, dd_on_a_rough_wire;
+# 66 s there, its fio points skip), the verbs fuzzer with link deletes,
+# and fail-nth (which needs this kernel's fault injection: on Debian's
+# it says so and skips).
 # fail-nth comes early: it keeps one vCPU busy (183 s of CPU in 183 s),
 # and the files last here run after the stock tier's guest has ended,
 # beside prove-tier only: there a file that uses both vCPUs (the fuzzer's
