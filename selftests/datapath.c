@@ -714,7 +714,7 @@ TEST(cached_objects_go_at_once)
 	struct timespec t0;
 	struct ibv_wc wc;
 	struct pair p;
-	double dt;
+	double dt, dt_r, dt_l;
 	int i;
 
 	REQUIRE(lmr && rmr, "MRs");
@@ -732,14 +732,19 @@ TEST(cached_objects_go_at_once)
 	CHECK(!ibv_dereg_mr(rmr), "dereg the remote MR");
 	dt = secs_since(&t0);
 	CHECK(dt < 0.5, "dereg of an MR a watched QP cached: %.3f s", dt);
+	dt_r = dt;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	CHECK(!ibv_dereg_mr(lmr), "dereg the local MR");
 	dt = secs_since(&t0);
 	CHECK(dt < 0.5, "dereg of a local MR a watched QP cached: %.3f s", dt);
+	dt_l = dt;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	CHECK(!ibv_destroy_qp(p.b), "destroy the peer");
 	dt = secs_since(&t0);
 	CHECK(dt < 0.5, "destroy of a QP a watched QP cached: %.3f s", dt);
+	/* The margin under the bound, on record (a busy host's debug tier). */
+	printf("# dereg of the remote MR %.3f s, of the local MR %.3f s, destroy of the peer %.3f s\n",
+	       dt_r, dt_l, dt);
 	p.b = NULL;
 	/* The sender, its peer gone: RETRY_EXC_ERR, no hang. */
 	wr.wr_id = 99;
